@@ -1,0 +1,37 @@
+"""minigrad: a deep-learning framework in plain NumPy, with PyTorch's API, for learning backprop.
+
+``import minigrad as torch`` runs PyTorch code that stays inside the subset listed
+in the project's SPEC. This file only re-exports the public names.
+"""
+
+from minigrad._version import __version__
+from minigrad.tensor import Size, Tensor  # noqa: I001  (first: everything else builds on it)
+from minigrad import autograd, backend, cuda, dtypes
+from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.backend import Device, set_backend
+from minigrad.backend import Device as device
+from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                               linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                               randperm, tensor, zeros, zeros_like)
+from minigrad.dtypes import (bool, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: A004
+                             int64, set_default_dtype, uint8)
+from minigrad.dtypes import dtype, promote_types, result_type
+from minigrad.functions import *  # noqa: F403  (sum, mean, exp, cat, where, ...)
+from minigrad.functions import abs, max, min, pow, sum  # noqa: A004, F401
+from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+
+float = float32  # noqa: A001  (PyTorch's aliases)
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+
+__all__ = ["__version__", "Tensor", "Size", "autograd", "backend", "cuda", "dtypes", "no_grad", "enable_grad",
+           "set_grad_enabled", "is_grad_enabled", "device", "Device", "set_backend", "tensor", "as_tensor",
+           "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn",
+           "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+           "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
+           "set_default_dtype", "promote_types", "result_type", "Generator", "manual_seed", "seed",
+           "initial_seed", "get_rng_state", "set_rng_state"]

@@ -1,0 +1,67 @@
+"""``repr(tensor)`` in PyTorch's style: ``tensor([1., 2.], requires_grad=True)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from minigrad import backend
+from minigrad import dtypes as _dtypes
+
+_LINE_WIDTH = 80
+_THRESHOLD = 1000  # more elements than this are summarised with "..."
+_EDGE_ITEMS = 3
+_IMPLICIT_DTYPES = ("float32", "int64", "bool")  # PyTorch does not print these
+
+
+def _float_formatter(values: numpy.ndarray) -> Any:
+    """PyTorch's choice of format, every element padded to the widest one."""
+    plain = _plain_float_formatter(values)
+    width = max((len(plain(v)) for v in values.reshape(-1)), default=0)
+    return lambda v: plain(v).rjust(width)
+
+
+def _plain_float_formatter(values: numpy.ndarray) -> Any:
+    """Integers as ``1.``, else 4 decimals, scientific for wide ranges."""
+    finite = numpy.abs(values[numpy.isfinite(values)].astype(numpy.float64))
+    if finite.size == 0:
+        return lambda v: f"{v}"
+    if numpy.all(finite == numpy.round(finite)):
+        if finite.max() > 1e8:
+            return lambda v: f"{v:.4e}"
+        return lambda v: f"{v:.0f}." if numpy.isfinite(v) else f"{v}"
+    nonzero = finite[finite != 0]
+    if nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8 or nonzero.min() < 1e-4):
+        return lambda v: f"{v:.4e}"
+    return lambda v: f"{v:.4f}"
+
+
+def tensor_repr(t: Any) -> str:
+    host = backend.to_host(t.array)
+    prefix = "tensor("
+    formatter = {}
+    if host.dtype.kind == "f":
+        summary = host if host.size <= _THRESHOLD else _edges(host)
+        formatter = {"float_kind": _float_formatter(summary)}
+    body = numpy.array2string(host, separator=", ", prefix=prefix, max_line_width=_LINE_WIDTH,
+                              threshold=_THRESHOLD, edgeitems=_EDGE_ITEMS, formatter=formatter)
+    suffixes = []
+    if host.size == 0 and host.shape != (0,):
+        suffixes.append(f"size={tuple(host.shape)}")
+    dev = t.device
+    if dev.type != "cpu":
+        suffixes.append(f"device='{dev.type}:{dev.index or 0}'")
+    dtype = _dtypes.from_numpy_dtype(host.dtype)
+    if dtype.name not in _IMPLICIT_DTYPES:
+        suffixes.append(f"dtype=minigrad.{dtype.name}")
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+
+
+def _edges(host: numpy.ndarray) -> numpy.ndarray:
+    flat = host.reshape(-1)
+    return numpy.concatenate([flat[:_EDGE_ITEMS], flat[-_EDGE_ITEMS:]])

@@ -1,0 +1,103 @@
+"""``backward`` and ``grad``: the two ways to start the engine."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from minigrad.autograd.engine import run_backward
+from minigrad.tensor import Tensor
+
+
+def _as_list(values: Any) -> list:
+    if values is None:
+        return []
+    if isinstance(values, Tensor):
+        return [values]
+    return list(values)
+
+
+def _root_gradients(outputs: list, grad_outputs: list) -> list:
+    """One gradient per output: given, or ones for a one-element output."""
+    from minigrad.creation import ones_like  # noqa: PLC0415
+
+    if grad_outputs and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} gradients "
+                           f"for {len(outputs)} outputs")
+    grads = []
+    for index, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
+        grad = grad_outputs[index] if grad_outputs else None
+        if grad is None:
+            if out.numel() != 1:
+                raise RuntimeError(f"grad can be implicitly created only for scalar outputs (the output has "
+                                   f"shape {list(out.shape)}; pass a gradient of that shape)")
+            grad = ones_like(out)
+        elif not isinstance(grad, Tensor):
+            raise TypeError(f"gradients must be Tensors, got {type(grad).__name__}")
+        elif grad.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {list(grad.shape)} "
+                               f"and output[{index}] has a shape of {list(out.shape)}.")
+        elif grad.device != out.device:
+            raise RuntimeError(f"grad_output[{index}] is on {grad.device} but output[{index}] is on {out.device}")
+        if grad.dtype is not out.dtype:
+            grad = grad.to(out.dtype)
+        grads.append(grad)
+    return grads
+
+
+def _refuse_create_graph(create_graph: bool) -> None:
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by minigrad: "
+                                  "backward passes are not themselves recorded.")
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (weighted by ``grad_tensors``)."""
+    _refuse_create_graph(create_graph)
+    outputs = _as_list(tensors)
+    grads = _root_gradients(outputs, _as_list(grad_tensors))
+    roots = [out._gradient_edge() for out in outputs]
+    if inputs is None:
+        run_backward(roots, grads, bool(retain_graph))
+        return
+    targets = _as_list(inputs)
+    captured = run_backward_capturing(roots, grads, bool(retain_graph), targets)
+    for target, grad in zip(targets, captured):
+        if grad is None:
+            continue
+        if target._grad is None:
+            target._grad = Tensor(grad.array.copy())
+        else:
+            target._grad._array += grad.array
+
+
+def run_backward_capturing(roots: list, grads: list, retain_graph: bool, targets: Sequence[Tensor]) -> list:
+    """Run backward and return the gradient that reached each of ``targets`` (None if none did)."""
+    edges = []
+    for target in targets:
+        if not isinstance(target, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(target).__name__}")
+        if not target.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(target._gradient_edge())
+    capture = {edge: None for edge in edges}
+    run_backward(roots, grads, retain_graph, capture=capture, accumulate=False)
+    return [capture[edge] for edge in edges]
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, allow_unused: bool | None = None) -> tuple:
+    """The gradients of ``outputs`` w.r.t. ``inputs``, returned (no ``.grad`` is touched)."""
+    _refuse_create_graph(create_graph)
+    outputs = _as_list(outputs)
+    targets = _as_list(inputs)
+    grads = _root_gradients(outputs, _as_list(grad_outputs))
+    roots = [out._gradient_edge() for out in outputs]
+    results = run_backward_capturing(roots, grads, bool(retain_graph), targets)
+    for index, result in enumerate(results):
+        if result is None and not allow_unused:
+            raise RuntimeError(f"One of the differentiated Tensors (input {index}) appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the desired behavior.")
+    return tuple(results)

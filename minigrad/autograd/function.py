@@ -1,0 +1,232 @@
+"""The Function API: one class per differentiable operation, forward and backward side by side.
+
+``MyOp.apply(*args)`` runs ``MyOp.forward(ctx, *args)`` with grad mode off and, when
+any Tensor argument requires grad, records a node in the graph. That node *is* the
+``ctx`` the forward received (an instance of ``MyOpBackward``), so it carries what the
+forward saved, and it is what ``output.grad_fn`` shows. Built-in operations and a
+user's own Functions build exactly the same kind of graph.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+from typing import Any
+
+from minigrad.autograd.grad_mode import _GradMode
+from minigrad.tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable"]
+
+_sequence = itertools.count()  # creation order of nodes; backward runs newest first
+
+
+class _Anomaly:
+    enabled = False  # set by ``detect_anomaly``
+
+
+class Node:
+    """A node of the backward graph: ``tensor.grad_fn`` is one.
+
+    ``next_functions[i]`` is ``(node, output_nr)`` for the i-th forward input:
+    where that input's gradient goes next, or ``(None, 0)`` if it needs none.
+    """
+
+    next_functions: tuple = ()
+    _sequence_nr = 0
+    _trace: list | None = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def register_hook(self, hook: Any) -> None:
+        """``hook(grad_inputs, grad_outputs)`` runs after this node's backward (for inspection)."""
+        self.__dict__.setdefault("_post_hooks", []).append(hook)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf tensor: adds the incoming gradient to ``leaf.grad``."""
+
+    def __init__(self, leaf: Tensor):
+        self.variable = leaf
+        self._sequence_nr = -1  # leaves last
+        self._input_meta = ((leaf.shape, leaf.dtype, leaf.device),)
+
+    def accumulate(self, grad: Tensor) -> None:
+        leaf = self.variable
+        for hook in leaf._hooks or ():
+            result = hook(grad)
+            if result is not None:
+                grad = result
+        if leaf._grad is None:
+            # A fresh, writable array that nothing else holds (the gradient may be a
+            # broadcast view, or be shared with another input's gradient).
+            leaf._grad = Tensor(grad._array.copy())
+        else:
+            leaf._grad._array += grad._array
+            leaf._grad._version_counter.bump("AccumulateGrad")
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` share: saved tensors and any free attributes."""
+
+    needs_input_grad: tuple = ()
+    _saved: tuple | None = ()
+    _saved_versions: tuple = ()
+    _released = False
+    materialize_grads = True
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep ``tensors`` for backward; changing one in place afterwards is an error."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save Tensors or None, got {type(t).__name__}")
+        self._saved = tensors
+        self._saved_versions = tuple(None if t is None else t._version_counter.value for t in tensors)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward``, checked to be unchanged since."""
+        if self._released:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the graph "
+                "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+                "you need to backward through the graph a second time or if you need to access saved "
+                "tensors after calling backward.")
+        for t, version in zip(self._saved, self._saved_versions):
+            if t is not None and t._version_counter.value != version:
+                counter = t._version_counter
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: [{t.dtype.name} tensor of shape {list(t.shape)}], which is "
+                    f"output 0 of {counter.last_op or 'an operation'}, is at version {counter.value}; "
+                    f"expected version {version} instead. It was saved for backward by "
+                    f"{type(self).__name__}.")
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Outputs that carry no gradient (e.g. the indices of ``max``)."""
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Accepted for PyTorch compatibility; minigrad records in-place ops in ``Tensor`` itself."""
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """If False, ``backward`` receives None (not zeros) for outputs that got no gradient."""
+        self.materialize_grads = value
+
+    def _release(self) -> None:
+        if self._saved:
+            self._saved = None
+            self._released = True
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """Base of the generated ``<Name>Backward`` classes: a ctx that is also a graph node."""
+
+    _forward_cls: type
+
+    def apply(self, *grad_outputs: Tensor) -> Any:
+        return self._forward_cls.backward(self, *grad_outputs)
+
+
+class Function:
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``.
+
+    Call it as ``MyFunction.apply(*args)``. ``backward`` returns one gradient (or None)
+    per argument of ``forward``.
+    """
+
+    _backward_cls: type = BackwardCFunction
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(cls.__name__ + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("a Function subclass must implement forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Any:
+        raise NotImplementedError("a Function subclass must implement backward(ctx, *grad_outputs)")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` without recording inside it, then record one node for the whole call."""
+        ctx = cls._backward_cls()
+        needs_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx.needs_input_grad = needs_grad
+        _check_same_device(cls, args)
+        grad_enabled = _GradMode.enabled
+        _GradMode.enabled = False
+        try:
+            outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _GradMode.enabled = grad_enabled
+        if grad_enabled and True in needs_grad:
+            outputs = _record(ctx, args, needs_grad, outputs)
+        return outputs
+
+
+def _check_same_device(cls: type, args: tuple) -> None:
+    device = None
+    for a in args:
+        if isinstance(a, Tensor):
+            if device is None:
+                device, first = a.device, a
+            elif a.device != device:
+                raise RuntimeError(
+                    f"Expected all tensors to be on the same device, but found at least two devices, "
+                    f"{first.device} and {a.device}! (in {cls.__name__}: tensors of shape "
+                    f"{list(first.shape)} on {first.device} and {list(a.shape)} on {a.device})")
+
+
+def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any) -> Any:
+    """Link ``ctx`` into the graph: edges to the inputs' nodes, ``grad_fn`` on the outputs."""
+    edges = []
+    input_meta = []
+    for arg, needed in zip(args, needs_grad):
+        if needed:
+            edges.append(arg._gradient_edge())
+            input_meta.append((arg.shape, arg.dtype, arg.device))
+        else:
+            edges.append((None, 0))
+            input_meta.append(None)
+    ctx.next_functions = tuple(edges)
+    ctx._input_meta = tuple(input_meta)
+    ctx._sequence_nr = next(_sequence)
+    if _Anomaly.enabled:
+        ctx._trace = traceback.extract_stack()[:-3]
+
+    is_tuple = isinstance(outputs, tuple)
+    output_list = list(outputs) if is_tuple else [outputs]
+    non_differentiable = getattr(ctx, "_non_differentiable", ())
+    output_meta = []
+    for index, out in enumerate(output_list):
+        if not isinstance(out, Tensor):
+            output_meta.append(None)
+            continue
+        if any(out is a for a in args):  # forward returned an input: give the output its own identity
+            out = output_list[index] = out._alias()
+        output_meta.append((out.shape, out.dtype, out.device))
+        if id(out) in non_differentiable or not out.dtype.is_floating_point:
+            continue
+        out._grad_fn = ctx
+        out._output_nr = index
+        out._requires_grad = True
+    ctx._output_meta = tuple(output_meta)
+
+    # A saved output would hold its own grad_fn (a reference cycle): keep a detached alias.
+    if ctx._saved:
+        ctx._saved = tuple(t._alias() if t is not None and t._grad_fn is ctx else t for t in ctx._saved)
+    return tuple(output_list) if is_tuple else output_list[0]
+
+
+def once_differentiable(backward: Any) -> Any:
+    """Accepted for PyTorch compatibility: minigrad's backward never builds a graph."""
+    return backward

@@ -1,0 +1,71 @@
+"""Grad mode: whether operations are recorded for backward (``no_grad``, ``enable_grad``)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+class _GradMode:
+    enabled = True  # a class attribute read on every operation: the cheapest global
+
+
+def is_grad_enabled() -> bool:
+    """True when new operations are recorded in the graph."""
+    return _GradMode.enabled
+
+
+class _GradModeContext:
+    """A context manager that is also a decorator, like PyTorch's."""
+
+    mode: bool
+
+    def __enter__(self) -> None:
+        self._previous = _GradMode.enabled
+        _GradMode.enabled = self.mode
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _GradMode.enabled = self._previous
+
+    def __call__(self, function: Callable) -> Callable:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.__class__():
+                return function(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):  # noqa: N801 (PyTorch's name)
+    """Run the block (or decorated function) without recording operations."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801
+    """Record operations inside the block, even within ``no_grad``."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801
+    """``set_grad_enabled(False)`` works as a call, a context manager or a decorator."""
+
+    def __init__(self, mode: bool):
+        self.mode = bool(mode)
+        self._previous = _GradMode.enabled
+        _GradMode.enabled = self.mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __call__(self, function: Callable) -> Callable:
+        _GradMode.enabled = self._previous
+        mode = self.mode
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(mode):
+                return function(*args, **kwargs)
+        return wrapper

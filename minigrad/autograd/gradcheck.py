@@ -1,0 +1,115 @@
+"""``gradcheck``: compare backward's gradients with central finite differences, in float64.
+
+For every input that requires grad and every element x of it, the numeric derivative
+of each output is (f(x + eps) - f(x - eps)) / (2 eps); it must match the analytic one,
+obtained by backpropagating a one-hot gradient through the graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from minigrad import backend
+from minigrad.tensor import Tensor
+
+
+class GradcheckError(RuntimeError):
+    """Raised when an analytic gradient and its finite-difference estimate disagree."""
+
+
+def _outputs(fn: Callable, inputs: tuple) -> tuple:
+    result = fn(*inputs)
+    results = result if isinstance(result, (tuple, list)) else (result,)
+    return tuple(r for r in results if isinstance(r, Tensor))
+
+
+def _numeric_jacobian_column(fn: Callable, inputs: tuple, tensor: Tensor, flat_index: int, eps: float) -> list:
+    """d(outputs)/d(tensor[flat_index]) by central differences, one flat array per output."""
+    from minigrad.autograd.grad_mode import no_grad  # noqa: PLC0415
+
+    flat = tensor.array.reshape(-1)
+    original = flat[flat_index].copy() if hasattr(flat[flat_index], "copy") else flat[flat_index]
+    with no_grad():
+        flat[flat_index] = original + eps
+        plus = [o.array.astype("float64").reshape(-1).copy() for o in _outputs(fn, inputs)]
+        flat[flat_index] = original - eps
+        minus = [o.array.astype("float64").reshape(-1).copy() for o in _outputs(fn, inputs)]
+        flat[flat_index] = original
+    return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+def gradcheck(fn: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, **_ignored: Any) -> bool:
+    """True if ``fn``'s analytic gradients match finite differences for every input element.
+
+    ``inputs`` is a Tensor or a tuple of arguments; the floating ones that require grad
+    are checked and should be float64. On a mismatch, raises naming the input index,
+    the element, and both values (or returns False with ``raise_exception=False``).
+    """
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not checked:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient")
+    for i in checked:
+        if inputs[i].dtype.name != "float64":
+            import warnings  # noqa: PLC0415
+
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point; "
+                          "gradcheck compares in float64 and may fail for it", stacklevel=2)
+    outputs = _outputs(fn, inputs)
+    numeric = {i: _numeric_jacobian(fn, inputs, inputs[i], eps) for i in checked}
+    for out_index, out in enumerate(outputs):
+        analytic = _analytic_jacobian(fn, inputs, checked, out_index, out)
+        for i in checked:
+            for out_flat in range(out.numel()):
+                for element in range(inputs[i].numel()):
+                    a = float(analytic[i][out_flat][element])
+                    n = float(numeric[i][out_index][out_flat][element])
+                    if abs(a - n) <= atol + rtol * abs(n):
+                        continue
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(
+                        f"Jacobian mismatch for output {out_index} with respect to input {i}: at element "
+                        f"{_unravel(element, inputs[i].shape)} of input {i} (shape {list(inputs[i].shape)}) "
+                        f"and output element {_unravel(out_flat, out.shape)}: analytic {a!r} but numerical "
+                        f"{n!r} (atol={atol}, rtol={rtol}).")
+    return True
+
+
+def _numeric_jacobian(fn: Callable, inputs: tuple, tensor: Tensor, eps: float) -> list:
+    """For each output, a nested list J[out_element][input_element] by central differences."""
+    columns = [_numeric_jacobian_column(fn, inputs, tensor, k, eps) for k in range(tensor.numel())]
+    jacobians = []
+    for out_index in range(len(columns[0]) if columns else 0):
+        host = [backend.to_host(column[out_index]) for column in columns]
+        size = host[0].size if host else 0
+        jacobians.append([[host[k][r] for k in range(len(host))] for r in range(size)])
+    return jacobians
+
+
+def _analytic_jacobian(fn: Callable, inputs: tuple, checked: list, out_index: int, out: Tensor) -> dict:
+    """J[input][out_element] = the gradient of that output element, by one backward each."""
+    from minigrad.autograd.api import grad as autograd_grad  # noqa: PLC0415
+    from minigrad.creation import zeros_like  # noqa: PLC0415
+
+    rows = {i: [] for i in checked}
+    for out_flat in range(out.numel()):
+        fresh = _outputs(fn, inputs)[out_index]  # a new graph each time: backward frees it
+        grads = (None,) * len(checked)
+        if fresh.requires_grad:
+            seed = zeros_like(fresh)
+            seed.array.reshape(-1)[out_flat] = 1
+            grads = autograd_grad([fresh], [inputs[i] for i in checked], [seed], allow_unused=True)
+        for i, g in zip(checked, grads):
+            numel = inputs[i].numel()
+            rows[i].append([0.0] * numel if g is None else backend.to_host(g.array).astype("float64").reshape(-1))
+    return rows
+
+
+def _unravel(flat_index: int, shape: tuple) -> tuple:
+    index = []
+    for size in reversed(shape):
+        index.append(flat_index % size)
+        flat_index //= size
+    return tuple(reversed(index))

@@ -1,0 +1,262 @@
+"""Creating tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``arange``, ``rand``, ``randn`` ...
+
+Data is built on the host with NumPy and then placed on the requested device; random
+numbers come from minigrad's own seeded generator (``mg.manual_seed``), so a seed
+gives the same numbers on every device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from minigrad import backend
+from minigrad import dtypes as _dtypes
+from minigrad.random import Generator, default_generator
+from minigrad.tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange",
+           "linspace", "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like",
+           "full_like", "rand_like", "randn_like"]
+
+
+def _size(args: tuple) -> tuple:
+    """``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros([2, 3])`` -> (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    for n in args:
+        if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)) and not (
+                isinstance(n, Tensor) and n.numel() == 1):
+            raise TypeError(f"size must be a tuple of ints, but got {args!r}")
+        if int(n) < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: {list(args)}")
+    return tuple(int(n) for n in args)
+
+
+def _finish(host: numpy.ndarray, device: Any, requires_grad: bool) -> Tensor:
+    dev = backend.default_device() if device is None else backend.Device(device)
+    out = Tensor(backend.from_host(host, dev))
+    if requires_grad:
+        out.requires_grad = True
+    return out
+
+
+def _python_dtype(data: Any) -> _dtypes.dtype:
+    """The dtype PyTorch infers for nested Python data: bool < int64 < default float."""
+    found = _dtypes.bool
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, Tensor):
+            found = _dtypes.promote_types(found, item.dtype)
+        elif isinstance(item, (bool, numpy.bool_)):
+            pass
+        elif isinstance(item, (int, numpy.integer)):
+            found = _dtypes.promote_types(found, _dtypes.int64)
+        elif isinstance(item, (float, numpy.floating)):
+            found = _dtypes.promote_types(found, _dtypes.get_default_dtype())
+        else:
+            raise TypeError(f"Could not infer dtype of {type(item).__name__}")
+    return found
+
+
+def _nested_tensors_to_host(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return backend.to_host(data.array)
+    if isinstance(data, (list, tuple)):
+        return [_nested_tensors_to_host(item) for item in data]
+    return data
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (numbers, nested lists, arrays or tensors).
+
+    Python floats become float32 (the default dtype), ints int64, bools bool; a NumPy
+    array keeps its dtype.
+    """
+    if isinstance(data, Tensor):
+        inferred = data.dtype
+        if device is None:
+            device = data.device
+        host = backend.to_host(data.array)
+    elif isinstance(data, numpy.ndarray):
+        inferred = _dtypes.from_numpy_dtype(data.dtype)
+        host = data
+    elif backend.device_of(data).type == "cuda":
+        inferred = _dtypes.from_numpy_dtype(data.dtype)
+        if device is None:
+            device = "cuda"
+        host = backend.to_host(data)
+    else:
+        inferred = _python_dtype(data)
+        host = numpy.asarray(_nested_tensors_to_host(data))
+        if host.dtype == object:
+            raise ValueError(f"could not build a tensor from ragged or mixed data: {data!r}")
+    target = inferred if dtype is None else _dtypes.as_dtype(dtype)
+    return _finish(numpy.array(host, dtype=target.numpy, copy=True), device, requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with a NumPy array or tensor when nothing changes."""
+    if isinstance(data, Tensor) and (dtype is None or _dtypes.as_dtype(dtype) is data.dtype) and (
+            device is None or backend.Device(device) == data.device):
+        return data
+    if isinstance(data, numpy.ndarray) and dtype is None and device in (None, "cpu"):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: numpy.ndarray) -> Tensor:
+    """A CPU tensor sharing memory with ``array`` (changes to one show in the other)."""
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtypes.from_numpy_dtype(array.dtype)  # raises for unsupported dtypes
+    return Tensor(array)
+
+
+def _factory(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool,
+             default: _dtypes.dtype | None = None) -> Tensor:
+    target = _dtypes.as_dtype(dtype) if dtype is not None else default or _dtypes.get_default_dtype()
+    dev = backend.default_device() if device is None else backend.Device(device)
+    xp = backend.array_module_for(dev)
+    shape = _size(size)
+    if fill is None:
+        array = xp.empty(shape, dtype=target.numpy)
+    else:
+        array = xp.full(shape, fill, dtype=target.numpy)
+    out = Tensor(array)
+    if requires_grad:
+        out.requires_grad = True
+    return out
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _factory(0, size, dtype, device, requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _factory(1, size, dtype, device, requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _factory(None, size, dtype, device, requires_grad)
+
+
+def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """A tensor of ``fill_value``; its dtype follows the value (bool, int64 or the default float)."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _factory(fill_value, (size,) if isinstance(size, int) else (tuple(size),), dtype, device,
+                    requires_grad, default=_dtypes.result_type(fill_value))
+
+
+def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False) -> Tensor:
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    return _finish(numpy.eye(n, m, dtype=target.numpy), device, requires_grad)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """``[start, end)`` in steps; int64 when all arguments are ints, else the default float."""
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if values[2] == 0:
+        raise RuntimeError("arange: step must be nonzero")
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.result_type(*values)
+    if target is _dtypes.bool:
+        target = _dtypes.int64
+    return _finish(numpy.arange(*values).astype(target.numpy), device, requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad)
+
+
+def _random(draw: str, size: tuple, generator: Generator | None, dtype: Any, device: Any,
+            requires_grad: bool) -> Tensor:
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    if not target.is_floating_point:
+        raise RuntimeError(f"{draw} is not implemented for {target.name}")
+    rng = (generator or default_generator).rng
+    shape = _size(size)
+    if draw == "rand":
+        host = rng.random(shape, dtype=numpy.float64).astype(target.numpy)
+    else:
+        host = rng.standard_normal(shape, dtype=numpy.float64).astype(target.numpy)
+    return _finish(host, device, requires_grad)
+
+
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """Uniform numbers in [0, 1)."""
+    return _random("rand", size, generator, dtype, device, requires_grad)
+
+
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    """Standard normal numbers."""
+    return _random("randn", size, generator, dtype, device, requires_grad)
+
+
+def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,
+            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
+    rng = (generator or default_generator).rng
+    host = rng.integers(low, high, size=_size((size,) if isinstance(size, int) else (tuple(size),)))
+    return _finish(host.astype(target.numpy), device, requires_grad)
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:
+    """A random permutation of ``0 .. n-1``."""
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
+    return _finish(((generator or default_generator).rng.permutation(n)).astype(target.numpy), device, False)
+
+
+def _like(other: Tensor, dtype: Any, device: Any) -> tuple:
+    return (other.dtype if dtype is None else dtype), (other.device if device is None else device)
+
+
+def zeros_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    dtype, device = _like(other, dtype, device)
+    return zeros(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def ones_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    dtype, device = _like(other, dtype, device)
+    return ones(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    dtype, device = _like(other, dtype, device)
+    return empty(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(other: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    dtype, device = _like(other, dtype, device)
+    return full(other.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    dtype, device = _like(other, dtype, device)
+    return rand(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    dtype, device = _like(other, dtype, device)
+    return randn(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)

@@ -1,0 +1,155 @@
+"""Data types and PyTorch's type-promotion rules.
+
+A :class:`dtype` wraps a NumPy dtype under PyTorch's name (``mg.float32`` ...).
+:func:`result_type` decides the dtype of an elementwise operation exactly as
+``torch.result_type`` does: tensors with dimensions outrank zero-dimensional
+tensors, which outrank Python numbers, except that a higher *category*
+(bool < integer < floating) from a lower rank still lifts the result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+__all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+           "uint8", "bool", "get_default_dtype", "set_default_dtype", "result_type", "as_dtype"]
+
+_BOOL, _INT, _FLOAT = 0, 1, 2  # categories, in promotion order
+_pybool = type(True)  # the builtin, since this module defines its own ``bool``
+
+
+class dtype:  # noqa: N801 (PyTorch's name)
+    """A tensor element type: ``mg.float32``, ``mg.int64``, ``mg.bool`` ..."""
+
+    __slots__ = ("name", "numpy", "category", "itemsize")
+
+    def __init__(self, name: str, numpy_dtype: Any):
+        self.name = name
+        self.numpy = numpy.dtype(numpy_dtype)
+        kind = self.numpy.kind
+        self.category = _BOOL if kind == "b" else _FLOAT if kind == "f" else _INT
+        self.itemsize = self.numpy.itemsize
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == _FLOAT
+
+    @property
+    def is_signed(self) -> bool:
+        return self.numpy.kind in "if"
+
+    def __repr__(self) -> str:
+        return f"minigrad.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = dtype("float16", numpy.float16)
+float32 = dtype("float32", numpy.float32)
+float64 = dtype("float64", numpy.float64)
+int8 = dtype("int8", numpy.int8)
+int16 = dtype("int16", numpy.int16)
+int32 = dtype("int32", numpy.int32)
+int64 = dtype("int64", numpy.int64)
+uint8 = dtype("uint8", numpy.uint8)
+bool = dtype("bool", numpy.bool_)  # noqa: A001 (PyTorch's name)
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_BY_NUMPY = {d.numpy: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update({"float": float32, "double": float64, "half": float16, "long": int64,
+                 "int": int32, "short": int16})
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Make ``d`` (float32 or float64) the dtype of Python floats and new float tensors."""
+    global _default_float
+    d = as_dtype(d)
+    if d not in (float16, float32, float64):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float = d
+
+
+def as_dtype(value: Any) -> dtype:
+    """A minigrad dtype from a minigrad dtype, a NumPy dtype or type, or a name."""
+    if isinstance(value, dtype):
+        return value
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    if value is float:
+        return _default_float
+    if value is int:
+        return int64
+    if value is _pybool:
+        return bool
+    try:
+        found = _BY_NUMPY.get(numpy.dtype(value))
+    except TypeError:
+        found = None
+    if found is None:
+        raise TypeError(f"unsupported dtype {value!r}; minigrad has "
+                        + ", ".join(d.name for d in _ALL))
+    return found
+
+
+def from_numpy_dtype(np_dtype: numpy.dtype) -> dtype:
+    found = _BY_NUMPY.get(np_dtype)
+    if found is None:
+        raise TypeError(f"can't convert NumPy array of type {np_dtype}: minigrad supports "
+                        + ", ".join(d.name for d in _ALL))
+    return found
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """PyTorch's ``promote_types``: the higher category wins; within one, NumPy's rule."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    return _BY_NUMPY[numpy.promote_types(a.numpy, b.numpy)]
+
+
+def _python_scalar_dtype(value: Any) -> dtype:
+    if isinstance(value, _pybool):
+        return bool
+    if isinstance(value, int):
+        return int64
+    return _default_float
+
+
+def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """PyTorch's combine_categories: keep ``higher`` unless ``lower`` lifts its category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category == _FLOAT:
+        return higher
+    if higher is bool or lower.category == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands: Any) -> dtype:
+    """The dtype of an elementwise op on ``operands`` (Tensors and Python numbers), as torch's."""
+    dim_result = zero_result = scalar_result = None
+    for operand in operands:
+        operand_dtype = getattr(operand, "dtype", None)
+        if isinstance(operand_dtype, dtype):
+            if operand.ndim > 0:
+                dim_result = operand_dtype if dim_result is None else promote_types(dim_result, operand_dtype)
+            else:
+                zero_result = operand_dtype if zero_result is None else promote_types(zero_result, operand_dtype)
+        else:
+            current = _python_scalar_dtype(operand)
+            scalar_result = current if scalar_result is None else promote_types(scalar_result, current)
+    return _combine_categories(dim_result, _combine_categories(zero_result, scalar_result))

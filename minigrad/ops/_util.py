@@ -1,0 +1,67 @@
+"""Small helpers shared by the operations: operands, dimensions, dtypes."""
+
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any
+
+from minigrad import backend
+from minigrad import dtypes as _dtypes
+from minigrad.tensor import Tensor, _normalize_dim
+
+
+def as_operand(value: Any, like: Tensor) -> Any:
+    """A Tensor or Python number for an elementwise op; arrays and lists become Tensors on ``like``'s device."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, Number):
+        # NumPy scalars become Python numbers, which never change a tensor's dtype.
+        return value.item() if hasattr(value, "item") else value
+    from minigrad.creation import tensor  # noqa: PLC0415 (creation imports the ops)
+
+    return tensor(value, device=like.device)
+
+
+def first_tensor(*values: Any) -> Tensor:
+    for value in values:
+        if isinstance(value, Tensor):
+            return value
+    raise TypeError("expected at least one Tensor argument")
+
+
+def array_of(value: Any, dtype: _dtypes.dtype) -> Any:
+    """The raw array of a Tensor operand cast to ``dtype``, or a Python number as it is."""
+    if isinstance(value, Tensor):
+        array = value._array
+        return array if array.dtype == dtype.numpy else array.astype(dtype.numpy)
+    return value
+
+
+def reduction_axes(dim: Any, ndim: int) -> tuple | None:
+    """``dim`` (None, int, or sequence) as a tuple of non-negative axes; None means all."""
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        axes = tuple(_normalize_dim(d, ndim) for d in dim)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {list(dim)} appears multiple times in the list of dims")
+        return axes if axes else None
+    return (_normalize_dim(dim, ndim),)
+
+
+def wrap(array: Any) -> Tensor:
+    """A Tensor around a fresh result array (NumPy scalars become 0-d arrays)."""
+    return Tensor(array)
+
+
+def xp_of(tensor: Tensor) -> Any:
+    return backend.get_array_module(tensor._array)
+
+
+def mark_view(out: Tensor, base: Tensor) -> Tensor:
+    """Record that ``out`` shares ``base``'s memory: one version counter, and ``out._base``."""
+    xp = xp_of(base)
+    if xp.may_share_memory(out._array, base._array):
+        out._version_counter = base._version_counter
+        out._base = base if base._base is None else base._base
+    return out

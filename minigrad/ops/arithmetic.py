@@ -1,0 +1,197 @@
+"""Arithmetic: ``+ - * / **`` and negation, with broadcasting and PyTorch's type promotion.
+
+Gradients are written for the broadcast output shape; the engine sums each one
+back to its input's shape (``autograd.engine.sum_to_shape``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import Function
+from minigrad.ops._util import array_of, as_operand, first_tensor, wrap, xp_of
+from minigrad.tensor import Tensor
+
+
+def _promoted(ctx: Any, a: Any, b: Any, floating: bool = False) -> tuple:
+    """Both operands' arrays in the result dtype (``floating``: at least the default float)."""
+    dtype = _dtypes.result_type(a, b)
+    if floating and not dtype.is_floating_point:
+        dtype = _dtypes.get_default_dtype()
+    ctx.dtype = dtype
+    return array_of(a, dtype), array_of(b, dtype)
+
+
+def _binary_operands(a: Any, b: Any) -> tuple:
+    like = first_tensor(a, b)
+    return as_operand(a, like), as_operand(b, like)
+
+
+class Add(Function):
+    """z = a + alpha * b;   dz/da = 1,  dz/db = alpha."""
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        x, y = _promoted(ctx, a, b)
+        ctx.alpha = alpha
+        return wrap(x + y if alpha == 1 else x + alpha * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_b = grad if ctx.alpha == 1 else wrap(grad.array * ctx.alpha)
+        return grad, grad_b, None
+
+
+def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    a, b = _binary_operands(a, b)
+    return Add.apply(a, b, alpha)
+
+
+class Sub(Function):
+    """z = a - alpha * b;   dz/da = 1,  dz/db = -alpha."""
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        x, y = _promoted(ctx, a, b)
+        if ctx.dtype is _dtypes.bool:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        ctx.alpha = alpha
+        return wrap(x - y if alpha == 1 else x - alpha * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, wrap(grad.array * -ctx.alpha), None
+
+
+def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
+    a, b = _binary_operands(a, b)
+    return Sub.apply(a, b, alpha)
+
+
+class Mul(Function):
+    """z = a * b;   dz/da = b,  dz/db = a."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = _promoted(ctx, a, b)
+        ctx.save_for_backward(*(t if isinstance(t, Tensor) else None for t in (a, b)))
+        ctx.scalars = (a, b)
+        return wrap(x * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a_value = ctx.scalars[0] if a is None else a.array
+        b_value = ctx.scalars[1] if b is None else b.array
+        grad_a = wrap(grad.array * b_value) if ctx.needs_input_grad[0] else None
+        grad_b = wrap(grad.array * a_value) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    a, b = _binary_operands(a, b)
+    return Mul.apply(a, b)
+
+
+class Div(Function):
+    """z = a / b (true division);   dz/da = 1/b,  dz/db = -a/b² = -z/b."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = _promoted(ctx, a, b, floating=True)
+        ctx.save_for_backward(*(t if isinstance(t, Tensor) else None for t in (a, b)))
+        ctx.scalars = (a, b)
+        return wrap(x / y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a_value = ctx.scalars[0] if a is None else a.array
+        b_value = ctx.scalars[1] if b is None else b.array
+        grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
+        grad_b = wrap(-grad.array * a_value / (b_value * b_value)) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    if rounding_mode is not None:
+        raise ValueError(f"div expected rounding_mode to be one of None or 'floor', got {rounding_mode!r}")
+    a, b = _binary_operands(a, b)
+    return Div.apply(a, b)
+
+
+class Pow(Function):
+    """z = a ** b;   dz/da = b · a^(b-1),  dz/db = z · ln(a)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        x, y = _promoted(ctx, a, b)
+        if not ctx.dtype.is_floating_point and isinstance(b, int) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        out = wrap(x ** y)
+        ctx.save_for_backward(*(t if isinstance(t, Tensor) else None for t in (a, b)), out)
+        ctx.scalars = (a, b)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        a_value = ctx.scalars[0] if a is None else a.array
+        b_value = ctx.scalars[1] if b is None else b.array
+        xp = xp_of(grad)
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            # b · a^(b-1), written so that b == 0 gives 0 even where a == 0 (as PyTorch)
+            grad_a = wrap(xp.where(b_value == 0, 0.0, grad.array * b_value * a_value ** (b_value - 1)))
+        if ctx.needs_input_grad[1]:
+            # z · ln(a), taking ln(0) as 0 so that 0 ** b has gradient 0 in b (as PyTorch)
+            if isinstance(a_value, (int, float)):
+                log_a = math.log(a_value) if a_value > 0 else 0.0 if a_value == 0 else math.nan
+            else:
+                log_a = xp.log(xp.where(a_value == 0, 1.0, a_value))
+            grad_b = wrap(grad.array * out.array * log_a)
+        return grad_a, grad_b
+
+
+def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
+    a, b = _binary_operands(a, b)
+    return Pow.apply(a, b)
+
+
+class Neg(Function):
+    """z = -a;   dz/da = -1."""
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype is _dtypes.bool:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
+        return wrap(-a.array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return wrap(-grad.array)
+
+
+def neg(a: Tensor) -> Tensor:
+    return Neg.apply(a)
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    """a // b rounded down; not differentiable (its gradient is zero almost everywhere)."""
+    a, b = _binary_operands(a, b)
+    dtype = _dtypes.result_type(a, b)
+    return wrap(array_of(a, dtype) // array_of(b, dtype))
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    """a % b with the sign of b (Python's rule, as PyTorch); not differentiable here."""
+    a, b = _binary_operands(a, b)
+    dtype = _dtypes.result_type(a, b)
+    return wrap(array_of(a, dtype) % array_of(b, dtype))

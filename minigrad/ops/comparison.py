@@ -1,0 +1,111 @@
+"""Comparisons and logic: they return bool tensors and carry no gradient."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad.ops._util import array_of, as_operand, first_tensor, reduction_axes, wrap, xp_of
+from minigrad.tensor import Tensor
+
+
+def _compare(name: str, a: Any, b: Any) -> Tensor:
+    like = first_tensor(a, b)
+    a, b = as_operand(a, like), as_operand(b, like)
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.device != b.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{a.device} and {b.device}!")
+    dtype = _dtypes.result_type(a, b)
+    xp = xp_of(like)
+    try:
+        return wrap(getattr(xp, name)(array_of(a, dtype), array_of(b, dtype)))
+    except ValueError as error:  # NumPy's broadcast error, reworded with both shapes
+        raise RuntimeError(f"The size of tensor a ({_shape(a)}) must match the size of tensor b "
+                           f"({_shape(b)}): {error}") from None
+
+
+def _shape(value: Any) -> Any:
+    return list(value.shape) if isinstance(value, Tensor) else "scalar"
+
+
+def eq(a: Any, b: Any) -> Tensor:
+    return _compare("equal", a, b)
+
+
+def ne(a: Any, b: Any) -> Tensor:
+    return _compare("not_equal", a, b)
+
+
+def lt(a: Any, b: Any) -> Tensor:
+    return _compare("less", a, b)
+
+
+def le(a: Any, b: Any) -> Tensor:
+    return _compare("less_equal", a, b)
+
+
+def gt(a: Any, b: Any) -> Tensor:
+    return _compare("greater", a, b)
+
+
+def ge(a: Any, b: Any) -> Tensor:
+    return _compare("greater_equal", a, b)
+
+
+def logical_binary(name: str, a: Any, b: Any) -> Tensor:
+    """``& | ^`` on bool or integer tensors."""
+    like = first_tensor(a, b)
+    a, b = as_operand(a, like), as_operand(b, like)
+    dtype = _dtypes.result_type(a, b)
+    if dtype.is_floating_point:
+        raise TypeError(f"{name} is only supported for integer and bool tensors, got {dtype.name}")
+    return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
+
+
+def invert(a: Tensor) -> Tensor:
+    if a.dtype.is_floating_point:
+        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+    return wrap(~a.array)
+
+
+def logical_not(a: Tensor) -> Tensor:
+    return wrap(xp_of(a).logical_not(a.array))
+
+
+def equal(a: Tensor, b: Tensor) -> bool:
+    """True if both have the same shape and the same values."""
+    return a.shape == b.shape and bool(eq(a, b).array.all())
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+    return bool(xp_of(a).allclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> Tensor:
+    return wrap(xp_of(a).isclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isnan(a: Tensor) -> Tensor:
+    return wrap(xp_of(a).isnan(a.array))
+
+
+def isfinite(a: Tensor) -> Tensor:
+    return wrap(xp_of(a).isfinite(a.array))
+
+
+def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return wrap(a.array.any(axis=reduction_axes(dim, a.ndim), keepdims=keepdim))
+
+
+def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return wrap(a.array.all(axis=reduction_axes(dim, a.ndim), keepdims=keepdim))
+
+
+def nonzero(a: Tensor, *, as_tuple: bool = False) -> Any:
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or a tuple of 1-D ones."""
+    xp = xp_of(a)
+    indices = xp.nonzero(a.array)
+    if as_tuple:
+        return tuple(wrap(i.astype(_dtypes.int64.numpy)) for i in indices)
+    return wrap(xp.stack(indices, axis=1).astype(_dtypes.int64.numpy) if indices else
+                xp.zeros((int(a.array.size != 0 and bool(a.array)), 0), dtype=_dtypes.int64.numpy))

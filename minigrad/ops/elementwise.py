@@ -1,0 +1,322 @@
+"""Elementwise functions: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, clamp,
+maximum, minimum and where. Each backward multiplies the incoming gradient by the
+function's derivative at the input (or, where cheaper, at the saved output)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import Function
+from minigrad.ops._util import array_of, as_operand, first_tensor, wrap, xp_of
+from minigrad.tensor import Tensor
+
+
+def _floating(a: Tensor) -> Any:
+    """The input's array, as the default float dtype if it is an integer or bool tensor."""
+    array = a.array
+    if a.dtype.is_floating_point:
+        return array
+    return array.astype(_dtypes.get_default_dtype().numpy)
+
+
+class Exp(Function):
+    """y = eᵃ;   dy/da = y."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(xp_of(a).exp(_floating(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return wrap(grad.array * out.array)
+
+
+class Log(Function):
+    """y = ln a;   dy/da = 1 / a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(xp_of(a).log(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return wrap(grad.array / a.array)
+
+
+class Sqrt(Function):
+    """y = √a;   dy/da = 1 / (2y)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(xp_of(a).sqrt(_floating(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return wrap(grad.array / (2 * out.array))
+
+
+class Sin(Function):
+    """y = sin a;   dy/da = cos a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(xp_of(a).sin(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return wrap(grad.array * xp_of(a).cos(a.array))
+
+
+class Cos(Function):
+    """y = cos a;   dy/da = -sin a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(xp_of(a).cos(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return wrap(-grad.array * xp_of(a).sin(a.array))
+
+
+class Tanh(Function):
+    """y = tanh a;   dy/da = 1 - y²."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(xp_of(a).tanh(_floating(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        y = out.array
+        return wrap(grad.array * (1 - y * y))
+
+
+class Sigmoid(Function):
+    """y = 1 / (1 + e⁻ᵃ);   dy/da = y (1 - y).  Computed without overflow for large |a|."""
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        x = _floating(a)
+        e = xp.exp(-xp.abs(x))  # in (0, 1]: never overflows
+        out = wrap(xp.where(x >= 0, 1 / (1 + e), e / (1 + e)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        y = out.array
+        return wrap(grad.array * y * (1 - y))
+
+
+class ReLU(Function):
+    """y = max(a, 0);   dy/da = 1 where a > 0, else 0."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = wrap(xp_of(a).maximum(a.array, 0).astype(a.array.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return wrap(grad.array * (out.array > 0))
+
+
+class Abs(Function):
+    """y = |a|;   dy/da = sign(a) (0 at 0)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(xp_of(a).abs(a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return wrap(grad.array * xp_of(a).sign(a.array))
+
+
+class Clamp(Function):
+    """y = min(max(a, low), high);   dy/da = 1 where low ≤ a ≤ high, else 0."""
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        if low is None and high is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        ctx.save_for_backward(a)
+        ctx.low, ctx.high = low, high
+        dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
+        out = array_of(a, dtype)
+        xp = xp_of(a)
+        if low is not None:
+            out = xp.maximum(out, low)
+        if high is not None:
+            out = xp.minimum(out, high)
+        return wrap(out.astype(dtype.numpy, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        inside = True
+        if ctx.low is not None:
+            inside = inside & (a.array >= ctx.low)
+        if ctx.high is not None:
+            inside = inside & (a.array <= ctx.high)
+        return wrap(grad.array * inside), None, None
+
+
+class Maximum(Function):
+    """y = max(a, b) elementwise; the gradient goes to the larger input, half to each on a tie."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _extremum(ctx, a, b, "maximum")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _extremum_backward(ctx, grad)
+
+
+class Minimum(Function):
+    """y = min(a, b) elementwise; the gradient goes to the smaller input, half to each on a tie."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _extremum(ctx, a, b, "minimum")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _extremum_backward(ctx, grad)
+
+
+def _extremum(ctx: Any, a: Tensor, b: Tensor, name: str) -> Tensor:
+    dtype = _dtypes.result_type(a, b)
+    x, y = array_of(a, dtype), array_of(b, dtype)
+    ctx.save_for_backward(a, b)
+    ctx.name = name
+    return wrap(getattr(xp_of(a), name)(x, y))
+
+
+def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
+    a, b = ctx.saved_tensors
+    x, y = a.array, b.array
+    a_wins = (x > y) if ctx.name == "maximum" else (x < y)
+    share_a = a_wins + 0.5 * (x == y)  # 1 where a wins, 0.5 on a tie, 0 where b wins
+    return wrap(grad.array * share_a), wrap(grad.array * (1 - share_a))
+
+
+class Where(Function):
+    """y = a where condition else b;   dy/da = condition,  dy/db = not condition."""
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        dtype = _dtypes.result_type(a, b)
+        ctx.condition = condition.array
+        out = xp_of(condition).where(condition.array, array_of(a, dtype), array_of(b, dtype))
+        return wrap(out.astype(dtype.numpy, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = grad.array
+        zero = g.dtype.type(0)
+        xp = xp_of(grad)
+        grad_a = wrap(xp.where(ctx.condition, g, zero)) if ctx.needs_input_grad[1] else None
+        grad_b = wrap(xp.where(ctx.condition, zero, g)) if ctx.needs_input_grad[2] else None
+        return None, grad_a, grad_b
+
+
+def exp(a: Tensor) -> Tensor:
+    return Exp.apply(a)
+
+
+def log(a: Tensor) -> Tensor:
+    return Log.apply(a)
+
+
+def sqrt(a: Tensor) -> Tensor:
+    return Sqrt.apply(a)
+
+
+def sin(a: Tensor) -> Tensor:
+    return Sin.apply(a)
+
+
+def cos(a: Tensor) -> Tensor:
+    return Cos.apply(a)
+
+
+def tanh(a: Tensor) -> Tensor:
+    return Tanh.apply(a)
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    return Sigmoid.apply(a)
+
+
+def relu(a: Tensor) -> Tensor:
+    return ReLU.apply(a)
+
+
+def abs(a: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)
+    return Abs.apply(a)
+
+
+def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
+        out = a
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    return Clamp.apply(a, min, max)
+
+
+def _tensor_operands(a: Any, b: Any) -> tuple:
+    """Both as Tensors: a number becomes a 0-d tensor on the other's device."""
+    from minigrad.creation import tensor  # noqa: PLC0415 (creation imports the ops)
+
+    like = first_tensor(a, b)
+    return tuple(v if isinstance(v, Tensor) else tensor(v, device=like.device) for v in (a, b))
+
+
+def maximum(a: Tensor, b: Tensor) -> Tensor:
+    return Maximum.apply(*_tensor_operands(a, b))
+
+
+def minimum(a: Tensor, b: Tensor) -> Tensor:
+    return Minimum.apply(*_tensor_operands(a, b))
+
+
+def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
+    """``where(cond, a, b)`` picks elementwise; ``where(cond)`` returns the indices of True."""
+    if a is None and b is None:
+        from minigrad.ops.comparison import nonzero  # noqa: PLC0415
+
+        return nonzero(condition, as_tuple=True)
+    like = first_tensor(condition, a, b)
+    condition = as_operand(condition, like)
+    if condition.dtype is not _dtypes.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                           f"dtype {condition.dtype.name}")
+    return Where.apply(condition, as_operand(a, like), as_operand(b, like))

@@ -1,0 +1,168 @@
+"""Indexing: ``a[key]`` and ``a[key] = value``, with basic slices and integer/bool arrays.
+
+Reading gathers elements; its backward scatters the gradient back to where they came
+from, *adding* where an index repeats (``a[[0, 0]]`` sends two gradients to ``a[0]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import Function
+from minigrad.ops._util import mark_view, wrap, xp_of
+from minigrad.tensor import Tensor
+
+
+def _is_advanced(part: Any) -> bool:
+    return hasattr(part, "shape") or isinstance(part, (list, tuple))
+
+
+def prepare_key(a: Tensor, key: Any) -> tuple:
+    """The key with Tensors and lists turned into arrays of ``a``'s module, bounds checked.
+
+    Returns ``(key, is_basic)``; ``is_basic`` means only ints, slices, None and Ellipsis
+    (a view, no repeated elements). Integer arrays are checked here because CuPy would
+    wrap an out-of-range index around instead of raising.
+    """
+    xp = xp_of(a)
+    parts = key if isinstance(key, tuple) else (key,)
+    prepared, basic = [], True
+    dim = 0  # the dimension of ``a`` the next part indexes
+    explicit = sum(1 for p in parts if p is not None and p is not Ellipsis and not _is_bool_part(p))
+    explicit += sum(_bool_ndim(p) for p in parts if _is_bool_part(p))
+    for part in parts:
+        if isinstance(part, Tensor):
+            part = part.array
+        elif isinstance(part, (list, tuple)):
+            part = xp.asarray(part)
+        if part is Ellipsis:
+            dim += a.ndim - explicit
+        elif part is None:
+            pass
+        elif isinstance(part, slice):
+            dim += 1
+        elif hasattr(part, "dtype"):
+            basic = False
+            if part.dtype == bool:
+                _check_mask(a, part, dim)
+                dim += part.ndim
+            elif part.dtype.kind in "iu":
+                _check_bounds(a, part, dim)
+                dim += 1
+            else:
+                raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, "
+                                 f"got {part.dtype}")
+        elif isinstance(part, int):
+            if dim >= a.ndim:
+                raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+            size = a.shape[dim]
+            if not -size <= part < size:
+                raise IndexError(f"index {part} is out of bounds for dimension {dim} with size {size}")
+            dim += 1
+        else:
+            raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean tensors are "
+                             f"valid indices (got {type(part).__name__})")
+        prepared.append(part)
+    if dim > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    return tuple(prepared), basic
+
+
+def _is_bool_part(part: Any) -> bool:
+    array = part.array if isinstance(part, Tensor) else part
+    return hasattr(array, "dtype") and array.dtype == bool
+
+
+def _bool_ndim(part: Any) -> int:
+    return (part.array if isinstance(part, Tensor) else part).ndim
+
+
+def _check_bounds(a: Tensor, index: Any, dim: int) -> None:
+    if dim >= a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    size = a.shape[dim]
+    if index.size and bool(((index < -size) | (index >= size)).any()):
+        bad = index[(index < -size) | (index >= size)].reshape(-1)[0]
+        raise IndexError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
+
+
+def _check_mask(a: Tensor, mask: Any, dim: int) -> None:
+    expected = a.shape[dim:dim + mask.ndim]
+    if tuple(mask.shape) != tuple(expected):
+        raise IndexError(f"The shape of the mask {list(mask.shape)} at index {dim} does not match the shape "
+                         f"of the indexed tensor {list(a.shape)}")
+
+
+class GetItem(Function):
+    """y = a[key];   da = zeros with dy added at the positions the key selected."""
+
+    @staticmethod
+    def forward(ctx, a, key, basic):
+        ctx.key, ctx.basic, ctx.input_shape = key, basic, a.array.shape
+        return wrap(a.array[key])
+
+    @staticmethod
+    def backward(ctx, grad):
+        xp = xp_of(grad)
+        g = grad.array
+        if ctx.basic:  # a view: every selected element appears once
+            grad_a = xp.zeros(ctx.input_shape, dtype=g.dtype)
+            grad_a[ctx.key] = g
+            return wrap(grad_a), None, None
+        return wrap(scatter_add(xp, g, ctx.input_shape, ctx.key)), None, None
+
+
+def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
+    """zeros(shape) with ``values`` added at ``[key]``, summing repeats (CuPy-safe, no ``add.at``)."""
+    size = 1
+    for n in shape:
+        size *= n
+    positions = xp.arange(size).reshape(shape)[key]  # the flat position each value came from
+    totals = xp.bincount(positions.reshape(-1), weights=values.reshape(-1).astype(xp.float64),
+                         minlength=size)
+    return totals.astype(values.dtype).reshape(shape)
+
+
+def getitem(a: Tensor, key: Any) -> Tensor:
+    key, basic = prepare_key(a, key)
+    out = GetItem.apply(a, key, basic)
+    return mark_view(out, a) if basic else out
+
+
+class IndexPut(Function):
+    """y = a with y[key] = value;   da = dy with zeros at key,  dvalue = dy[key] (summed to its shape)."""
+
+    @staticmethod
+    def forward(ctx, a, key, value):
+        out = a.array.copy()
+        out[key] = value.array if isinstance(value, Tensor) else value
+        ctx.key = key
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_a = None
+        if ctx.needs_input_grad[0]:
+            grad_a = grad.array.copy()
+            grad_a[ctx.key] = 0
+            grad_a = wrap(grad_a)
+        grad_value = wrap(grad.array[ctx.key]) if ctx.needs_input_grad[2] else None
+        return grad_a, None, grad_value
+
+
+def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
+    key, _ = prepare_key(a, key)
+    if isinstance(value, Tensor):
+        if value.device != a.device:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found {a.device} and "
+                               f"{value.device} (index_put)")
+        if value.dtype is not a.dtype:
+            value = value.to(a.dtype)
+    elif not isinstance(value, (int, float, bool)):
+        from minigrad.creation import tensor  # noqa: PLC0415
+
+        value = tensor(value, dtype=a.dtype, device=a.device)
+    elif not a.dtype.is_floating_point and isinstance(value, float) and a.dtype is not _dtypes.bool:
+        value = int(value)
+    return IndexPut.apply(a, key, value)

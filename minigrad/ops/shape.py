@@ -1,0 +1,254 @@
+"""Shape operations: reshape/view/flatten/squeeze/unsqueeze, permute/transpose, expand,
+cat, stack and constant padding. They move numbers around without changing them, so
+each backward moves the gradient back the same way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import Function
+from minigrad.ops._util import array_of, mark_view, reduction_axes, wrap, xp_of
+from minigrad.tensor import Tensor, _normalize_dim
+
+
+def _sizes(args: tuple) -> tuple:
+    """``f(2, 3)`` or ``f((2, 3))`` or ``f([2, 3])`` -> (2, 3)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return tuple(int(n) for n in args)
+
+
+class Reshape(Function):
+    """y = a with a new shape (same elements, same order);   da = dy reshaped back."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.input_shape = a.array.shape
+        return wrap(a.array.reshape(shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return wrap(grad.array.reshape(ctx.input_shape)), None
+
+
+def _infer_shape(shape: tuple, numel: int) -> tuple:
+    unknown = [i for i, n in enumerate(shape) if n == -1]
+    known = 1
+    for n in shape:
+        if n != -1:
+            known *= n
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(n < -1 for n in shape) or (not unknown and known != numel) or (
+            unknown and (known == 0 or numel % known != 0)):
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    if unknown:
+        shape = tuple(numel // known if n == -1 else n for n in shape)
+    return shape
+
+
+def reshape(a: Tensor, *shape: Any) -> Tensor:
+    shape = _infer_shape(_sizes(shape), a.numel())
+    return mark_view(Reshape.apply(a, shape), a)
+
+
+view = reshape  # minigrad's arrays never need a contiguous copy to be viewed
+
+
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if a.ndim == 0:
+        return reshape(a, 1)
+    start, end = _normalize_dim(start_dim, a.ndim), _normalize_dim(end_dim, a.ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = a.shape
+    return reshape(a, shape[:start] + (-1,) + shape[end + 1:] if a.numel() else
+                   shape[:start] + (_count(shape[start:end + 1]),) + shape[end + 1:])
+
+
+def _count(sizes: tuple) -> int:
+    total = 1
+    for n in sizes:
+        total *= n
+    return total
+
+
+def squeeze(a: Tensor, dim: Any = None) -> Tensor:
+    """Remove size-1 dimensions (all, or those in ``dim`` that have size 1)."""
+    axes = reduction_axes(dim, a.ndim) if dim is not None else tuple(range(a.ndim))
+    shape = tuple(n for i, n in enumerate(a.shape) if not (i in axes and n == 1))
+    return reshape(a, shape)
+
+
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
+    """Insert a size-1 dimension at ``dim`` (in ``[-ndim-1, ndim]``)."""
+    axis = _normalize_dim(dim, a.ndim + 1)
+    shape = a.shape
+    return reshape(a, shape[:axis] + (1,) + shape[axis:])
+
+
+class Permute(Function):
+    """y = a with its axes reordered;   da = dy with the inverse order."""
+
+    @staticmethod
+    def forward(ctx, a, axes):
+        ctx.inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+        return wrap(a.array.transpose(axes))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return wrap(grad.array.transpose(ctx.inverse)), None
+
+
+def permute(a: Tensor, *dims: Any) -> Tensor:
+    axes = tuple(_normalize_dim(d, a.ndim) for d in _sizes(dims)) if a.ndim else ()
+    if sorted(axes) != list(range(a.ndim)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
+                           f"is not equal to len(dims) = {len(axes)}" if len(axes) != a.ndim else
+                           f"permute(): duplicate dims are not allowed: {list(_sizes(dims))}")
+    return mark_view(Permute.apply(a, axes), a)
+
+
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    if a.ndim == 0:
+        return a.view(())
+    axes = list(range(a.ndim))
+    d0, d1 = _normalize_dim(dim0, a.ndim), _normalize_dim(dim1, a.ndim)
+    axes[d0], axes[d1] = axes[d1], axes[d0]
+    return permute(a, axes)
+
+
+def t(a: Tensor) -> Tensor:
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return transpose(a, 0, 1) if a.ndim == 2 else a.view(a.shape)
+
+
+class Expand(Function):
+    """y = a broadcast to a larger shape (no copy);   da = dy summed over the broadcast axes."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.input_shape = a.array.shape
+        return wrap(xp_of(a).broadcast_to(a.array, shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minigrad.autograd.engine import sum_to_shape  # noqa: PLC0415
+
+        return sum_to_shape(grad, ctx.input_shape, ctx, 0), None
+
+
+def expand(a: Tensor, *sizes: Any) -> Tensor:
+    sizes = _sizes(sizes)
+    if len(sizes) < a.ndim:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({a.ndim})")
+    lead = len(sizes) - a.ndim
+    shape = []
+    for i, size in enumerate(sizes):
+        current = a.shape[i - lead] if i >= lead else None
+        if size == -1:
+            if current is None:
+                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension {i}")
+            size = current
+        elif current is not None and current != 1 and current != size:
+            raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size "
+                               f"({current}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                               f"Tensor sizes: {list(a.shape)}")
+        shape.append(size)
+    return mark_view(Expand.apply(a, tuple(shape)), a)
+
+
+class Cat(Function):
+    """y = the inputs joined along ``axis``;   each input's gradient is its slice of dy."""
+
+    @staticmethod
+    def forward(ctx, axis, *tensors):
+        dtype = _dtypes.result_type(*tensors)
+        ctx.axis = axis
+        ctx.sizes = [t.array.shape[axis] for t in tensors]
+        return wrap(xp_of(tensors[0]).concatenate([array_of(t, dtype) for t in tensors], axis=axis))
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, start = [], 0
+        index = [slice(None)] * grad.ndim
+        for size in ctx.sizes:
+            index[ctx.axis] = slice(start, start + size)
+            grads.append(wrap(grad.array[tuple(index)]))
+            start += size
+        return (None, *grads)
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = [t for t in tensors]
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    # PyTorch skips 1-D empty tensors in cat (legacy behaviour)
+    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
+    reference = tensors[0]
+    axis = _normalize_dim(dim, reference.ndim)
+    for number, t in enumerate(tensors):
+        if t.ndim != reference.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {reference.ndim} and {t.ndim}")
+        for i, (n, m) in enumerate(zip(reference.shape, t.shape)):
+            if i != axis and n != m:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected size {n} "
+                                   f"but got size {m} for tensor number {number} in the list.")
+    return Cat.apply(axis, *tensors)
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    """Join tensors of one shape along a new dimension ``dim``."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for number, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
+                               f"at entry 0 and {list(t.shape)} at entry {number}")
+    axis = _normalize_dim(dim, tensors[0].ndim + 1)
+    return cat([unsqueeze(t, axis) for t in tensors], axis)
+
+
+class ConstantPad(Function):
+    """y = a with ``value`` added around it;   da = the middle of dy (the padding is cut away)."""
+
+    @staticmethod
+    def forward(ctx, a, widths, value):
+        xp = xp_of(a)
+        cropped = a.array[tuple(slice(max(-before, 0), n - max(-after, 0))
+                                for (before, after), n in zip(widths, a.array.shape))]
+        positive = [(max(before, 0), max(after, 0)) for before, after in widths]
+        ctx.crop = widths
+        return wrap(xp.pad(cropped, positive, mode="constant", constant_values=value))
+
+    @staticmethod
+    def backward(ctx, grad):
+        xp = xp_of(grad)
+        g = grad.array
+        # undo the padding (cut), then undo any cropping of negative widths (pad with zeros)
+        inside = g[tuple(slice(max(before, 0), g.shape[i] - max(after, 0))
+                         for i, (before, after) in enumerate(ctx.crop))]
+        restore = [(max(-before, 0), max(-after, 0)) for before, after in ctx.crop]
+        return wrap(xp.pad(inside, restore, mode="constant")), None, None
+
+
+def pad(a: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """``F.pad``: ``pad`` lists (before, after) widths starting from the LAST dimension."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: only mode='constant' is implemented in minigrad, got {mode!r}")
+    if len(pad) % 2 != 0 or len(pad) // 2 > a.ndim:
+        raise RuntimeError(f"Padding length must be divisible by 2 and at most twice the number of "
+                           f"dimensions of the input ({a.ndim}), got {len(pad)}")
+    widths = [(0, 0)] * a.ndim
+    for i in range(len(pad) // 2):
+        widths[a.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    for (before, after), n in zip(widths, a.shape):
+        if n + before + after < 0:
+            raise RuntimeError(f"pad: the padded size {n + before + after} of a dimension of size {n} "
+                               f"is negative (pad {list(pad)})")
+    return ConstantPad.apply(a, tuple(widths), 0 if value is None else value)

@@ -1,0 +1,748 @@
+"""The Tensor: an array, its gradient, and its place in the graph.
+
+A Tensor holds a NumPy (or CuPy) array in ``.array``. If it was produced by a
+recorded operation, ``.grad_fn`` is that operation's backward node; a tensor
+without one is a *leaf*, and a leaf with ``requires_grad=True`` receives its
+gradient in ``.grad`` when ``backward()`` runs. Every mathematical method here
+is a one-line call into :mod:`minigrad.ops`, where each operation's forward and
+backward live side by side.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Iterator
+
+import numpy
+
+from minigrad import backend
+from minigrad import dtypes as _dtypes
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``minigrad.Size([2, 3])``."""
+
+    def numel(self) -> int:
+        count = 1
+        for size in self:
+            count *= size
+        return count
+
+    def __repr__(self) -> str:
+        return f"minigrad.Size({list(self)})"
+
+
+class _VersionCounter:
+    """Counts in-place changes of one storage, shared by a tensor and its views."""
+
+    __slots__ = ("value", "last_op")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.last_op = ""
+
+    def bump(self, op_name: str) -> None:
+        self.value += 1
+        self.last_op = op_name
+
+
+class _RemovableHandle:
+    def __init__(self, hooks: list, hook: Any):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    Create tensors with :func:`minigrad.tensor`, :func:`minigrad.zeros` and friends;
+    ``Tensor(array)`` wraps an existing NumPy/CuPy array without copying.
+    """
+
+    __slots__ = ("_array", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter",
+                 "_accumulator", "_hooks", "_base", "__weakref__", "__dict__")
+    __array_priority__ = 1000  # NumPy defers to our reflected operators: ndarray * Tensor -> Tensor
+
+    def __init__(self, data: Any = None, *shape: int, requires_grad: bool = False):
+        if isinstance(data, numpy.ndarray) or backend.device_of(data).type == "cuda":
+            array = data
+        elif isinstance(data, numpy.generic):
+            array = numpy.asarray(data)
+        else:  # the legacy ``torch.Tensor(...)`` constructor: data or a shape, always float32
+            array = _legacy_array(data, shape)
+        self._array = array
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._version_counter = _VersionCounter()
+        self._accumulator = None
+        self._hooks = None
+        self._base = None
+        if requires_grad:
+            self.requires_grad = True
+
+    # --- what the tensor is -------------------------------------------------------------
+
+    @property
+    def array(self) -> Any:
+        """The underlying array itself (``numpy.ndarray``, or ``cupy.ndarray`` on the GPU)."""
+        return self._array
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this one's storage, detached from the graph (changes go untracked)."""
+        return Tensor(self._array)
+
+    @data.setter
+    def data(self, other: Tensor) -> None:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(other).__name__}")
+        self._array = other._array
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._array.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._array.ndim
+
+    @property
+    def dtype(self) -> _dtypes.dtype:
+        return _dtypes.from_numpy_dtype(self._array.dtype)
+
+    @property
+    def device(self) -> backend.Device:
+        return backend.device_of(self._array)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 (PyTorch's name)
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802
+        return self.transpose(-2, -1)
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    def size(self, dim: int | None = None) -> Size | int:
+        if dim is None:
+            return Size(self._array.shape)
+        return self._array.shape[_normalize_dim(dim, self.ndim)]
+
+    def dim(self) -> int:
+        return self._array.ndim
+
+    def numel(self) -> int:
+        return int(self._array.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._array.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def __len__(self) -> int:
+        if self._array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._array.shape[0]
+
+    # --- autograd state -----------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None and not value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
+                               "use a computed variable in a subgraph that doesn't require differentiation "
+                               "use var_no_grad = var.detach().")
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, "
+                               f"got a tensor of dtype {self.dtype.name}")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: {list(value.shape)} "
+                                   f"vs the tensor's {list(self.shape)}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: {value.dtype.name} "
+                                   f"vs the tensor's {self.dtype.name}")
+        self._grad = value
+
+    @property
+    def grad_fn(self) -> Any:
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def retains_grad(self) -> bool:
+        node = self._grad_fn
+        return node is not None and self._output_nr in getattr(node, "_retained", {})
+
+    def _gradient_edge(self) -> tuple:
+        """Where this tensor's gradient enters the graph: ``(node, output_nr)``."""
+        if self._grad_fn is not None:
+            return (self._grad_fn, self._output_nr)
+        accumulator = self._accumulator() if self._accumulator is not None else None
+        if accumulator is None:
+            from minigrad.autograd.function import AccumulateGrad
+
+            accumulator = AccumulateGrad(self)
+            self._accumulator = weakref.ref(accumulator)
+        return (accumulator, 0)
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Compute the gradient of this tensor w.r.t. the graph's leaves (into their ``.grad``)."""
+        autograd.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
+                          inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """The same data, cut from the graph (shares storage and version counter)."""
+        out = Tensor(self._array)
+        out._version_counter = self._version_counter
+        out._base = self
+        return out
+
+    def detach_(self) -> Tensor:
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None:
+            return
+        retained = self._grad_fn.__dict__.setdefault("_retained", {})
+        retained[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook: Any) -> _RemovableHandle:
+        """``hook(grad)`` sees this tensor's gradient in backward and may return a replacement."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            all_hooks = self._grad_fn.__dict__.setdefault("_tensor_hooks", {})
+            hooks = all_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+    def _alias(self) -> Tensor:
+        """A new detached tensor object on the same array and version counter."""
+        out = Tensor(self._array)
+        out._version_counter = self._version_counter
+        return out
+
+    # --- leaving minigrad ---------------------------------------------------------------
+
+    def numpy(self, *, force: bool = False) -> numpy.ndarray:
+        """The NumPy array (no copy on the CPU)."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        if self.device.type != "cpu":
+            if not force:
+                raise TypeError(f"can't convert {self.device} device type tensor to numpy. "
+                                "Use Tensor.cpu() to copy the tensor to host memory first.")
+            return backend.to_host(self._array)
+        return self._array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def item(self) -> Any:
+        if self._array.size != 1:
+            raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
+        return self._array.item()
+
+    def tolist(self) -> Any:
+        return backend.to_host(self._array).tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._array.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self._array.size} values is ambiguous")
+        return bool(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self._array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self._array.ndim == 0:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __repr__(self) -> str:
+        return formatting.tensor_repr(self)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._array.shape[0]))
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        raise TypeError("minigrad tensors are not pickled; use mg.save(obj, path) / mg.load(path)")
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.")
+        out = type(self).__new__(type(self))
+        Tensor.__init__(out, self._array.copy(), requires_grad=self._requires_grad)
+        for key, value in getattr(self, "__dict__", {}).items():
+            out.__dict__[key] = value
+        if self._grad is not None:
+            out._grad = Tensor(self._grad._array.copy())
+        memo[id(self)] = out
+        return out
+
+    # --- devices and dtypes -------------------------------------------------------------
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``: a copy if anything changes."""
+        device, dtype = conversion.parse_to_args(self, args, kwargs)
+        return conversion.to(self, device=device, dtype=dtype)
+
+    def cpu(self) -> Tensor:
+        return conversion.to(self, device=backend.CPU)
+
+    def cuda(self, device: Any = None) -> Tensor:
+        return conversion.to(self, device=backend.Device("cuda" if device is None else device))
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return f"minigrad.{self.dtype.name}"
+        return conversion.to(self, dtype=_dtypes.as_dtype(dtype))
+
+    def float(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.float32)
+
+    def double(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.float64)
+
+    def half(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.float16)
+
+    def long(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.int64)
+
+    def int(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.int32)
+
+    def bool(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.bool)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return conversion.to(self, dtype=other.dtype)
+
+    def clone(self) -> Tensor:
+        return conversion.Clone.apply(self)
+
+    def contiguous(self) -> Tensor:
+        return self
+
+    # --- arithmetic operators -----------------------------------------------------------
+
+    def __add__(self, other: Any) -> Tensor:
+        return arithmetic.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return arithmetic.add(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return arithmetic.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return arithmetic.sub(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return arithmetic.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return arithmetic.mul(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return arithmetic.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return arithmetic.div(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return arithmetic.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return arithmetic.pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return linalg.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return linalg.matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return arithmetic.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return elementwise.abs(self)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return arithmetic.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return arithmetic.floor_divide(other, self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return arithmetic.remainder(self, other)
+
+    # In place: recorded like any operation (see ``inplace.apply``); a leaf that requires
+    # grad refuses them outside ``no_grad``.
+    def __iadd__(self, other: Any) -> Tensor:
+        return self.add_(other)
+
+    def __isub__(self, other: Any) -> Tensor:
+        return self.sub_(other)
+
+    def __imul__(self, other: Any) -> Tensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "add_", lambda t: arithmetic.add(t, other, alpha=alpha), other)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "sub_", lambda t: arithmetic.sub(t, other, alpha=alpha), other)
+
+    def mul_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "mul_", lambda t: arithmetic.mul(t, other), other)
+
+    def div_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "div_", lambda t: arithmetic.div(t, other), other)
+
+    def pow_(self, exponent: Any) -> Tensor:
+        return inplace.apply(self, "pow_", lambda t: arithmetic.pow(t, exponent), exponent)
+
+    def neg_(self) -> Tensor:
+        return inplace.apply(self, "neg_", arithmetic.neg)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
+        return inplace.apply(self, "clamp_", lambda t: elementwise.clamp(t, min, max))
+
+    def relu_(self) -> Tensor:
+        return inplace.apply(self, "relu_", elementwise.relu)
+
+    def copy_(self, source: Any) -> Tensor:
+        return inplace.apply(self, "copy_", lambda t: conversion.copy_into(t, source), source)
+
+    def fill_(self, value: Any) -> Tensor:
+        return inplace.fill(self, "fill_", value)
+
+    def zero_(self) -> Tensor:
+        return inplace.fill(self, "zero_", 0)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+        return inplace.fill_random(self, "uniform_", "uniform", a, b, generator)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        return inplace.fill_random(self, "normal_", "normal", mean, std, generator)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        inplace.apply(self, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
+
+    # --- comparisons (bool tensors, no gradient) ----------------------------------------
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return comparison.eq(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return comparison.ne(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return comparison.lt(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return comparison.le(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return comparison.gt(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return comparison.ge(self, other)
+
+    def __and__(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_and", self, other)
+
+    def __or__(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_or", self, other)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_xor", self, other)
+
+    def __invert__(self) -> Tensor:
+        return comparison.invert(self)
+
+    def eq(self, other: Any) -> Tensor:
+        return comparison.eq(self, other)
+
+    def ne(self, other: Any) -> Tensor:
+        return comparison.ne(self, other)
+
+    def lt(self, other: Any) -> Tensor:
+        return comparison.lt(self, other)
+
+    def le(self, other: Any) -> Tensor:
+        return comparison.le(self, other)
+
+    def gt(self, other: Any) -> Tensor:
+        return comparison.gt(self, other)
+
+    def ge(self, other: Any) -> Tensor:
+        return comparison.ge(self, other)
+
+    def equal(self, other: Tensor) -> bool:
+        return comparison.equal(self, other)
+
+    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+        return comparison.allclose(self, other, rtol, atol, equal_nan)
+
+    def isnan(self) -> Tensor:
+        return comparison.isnan(self)
+
+    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return comparison.any(self, dim, keepdim)
+
+    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return comparison.all(self, dim, keepdim)
+
+    # --- math methods: each one line into minigrad.ops ---------------------------------
+
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return arithmetic.add(self, other, alpha=alpha)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return arithmetic.sub(self, other, alpha=alpha)
+
+    def mul(self, other: Any) -> Tensor:
+        return arithmetic.mul(self, other)
+
+    def div(self, other: Any) -> Tensor:
+        return arithmetic.div(self, other)
+
+    def pow(self, exponent: Any) -> Tensor:
+        return arithmetic.pow(self, exponent)
+
+    def neg(self) -> Tensor:
+        return arithmetic.neg(self)
+
+    def abs(self) -> Tensor:
+        return elementwise.abs(self)
+
+    def exp(self) -> Tensor:
+        return elementwise.exp(self)
+
+    def log(self) -> Tensor:
+        return elementwise.log(self)
+
+    def sqrt(self) -> Tensor:
+        return elementwise.sqrt(self)
+
+    def sin(self) -> Tensor:
+        return elementwise.sin(self)
+
+    def cos(self) -> Tensor:
+        return elementwise.cos(self)
+
+    def tanh(self) -> Tensor:
+        return elementwise.tanh(self)
+
+    def sigmoid(self) -> Tensor:
+        return elementwise.sigmoid(self)
+
+    def relu(self) -> Tensor:
+        return elementwise.relu(self)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        return elementwise.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other: Tensor) -> Tensor:
+        return elementwise.maximum(self, other)
+
+    def minimum(self, other: Tensor) -> Tensor:
+        return elementwise.minimum(self, other)
+
+    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return reduction.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return reduction.mean(self, dim, keepdim, dtype=dtype)
+
+    def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+            correction: Any = None) -> Tensor:
+        return reduction.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+            correction: Any = None) -> Tensor:
+        return reduction.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return reduction.max(self, dim, keepdim)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        return reduction.min(self, dim, keepdim)
+
+    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return reduction.amax(self, dim, keepdim)
+
+    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+        return reduction.amin(self, dim, keepdim)
+
+    def argmax(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return reduction.argmax(self, dim, keepdim)
+
+    def argmin(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+        return reduction.argmin(self, dim, keepdim)
+
+    def softmax(self, dim: Any = None) -> Tensor:
+        return softmax.softmax(self, dim)
+
+    def log_softmax(self, dim: Any = None) -> Tensor:
+        return softmax.log_softmax(self, dim)
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return linalg.matmul(self, other)
+
+    def mm(self, other: Tensor) -> Tensor:
+        return linalg.mm(self, other)
+
+    def t(self) -> Tensor:
+        return shape_ops.t(self)
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return shape_ops.transpose(self, dim0, dim1)
+
+    def permute(self, *dims: Any) -> Tensor:
+        return shape_ops.permute(self, *dims)
+
+    def reshape(self, *shape_args: Any) -> Tensor:
+        return shape_ops.reshape(self, *shape_args)
+
+    def view(self, *shape_args: Any) -> Tensor:
+        return shape_ops.view(self, *shape_args)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return shape_ops.reshape(self, other.shape)
+
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return shape_ops.reshape(self, other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return shape_ops.flatten(self, start_dim, end_dim)
+
+    def squeeze(self, dim: Any = None) -> Tensor:
+        return shape_ops.squeeze(self, dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return shape_ops.unsqueeze(self, dim)
+
+    def expand(self, *sizes: Any) -> Tensor:
+        return shape_ops.expand(self, *sizes)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return shape_ops.expand(self, other.shape)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        return indexing.getitem(self, key)
+
+
+def _legacy_array(data: Any, shape: tuple) -> Any:
+    """``Tensor(2, 3)`` (uninitialised, shape) or ``Tensor([1, 2])`` (data), as float32."""
+    dtype = _dtypes.get_default_dtype().numpy
+    if data is None:
+        return numpy.empty((0,), dtype=dtype)
+    if isinstance(data, int) and not isinstance(data, bool):
+        return numpy.zeros((data, *shape), dtype=dtype)
+    if isinstance(data, (tuple, list)) and not shape:
+        return numpy.asarray(data, dtype=dtype)
+    raise TypeError(f"Tensor() expects an array, a list of numbers or a shape, got {type(data).__name__}; "
+                    "use minigrad.tensor(data) to create tensors")
+
+
+def _normalize_dim(dim: int, ndim: int) -> int:
+    """A dimension in ``[0, ndim)`` from a possibly negative one, with PyTorch's error."""
+    bound = max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], "
+                         f"but got {dim})")
+    return dim % bound
+
+
+# The operations import Tensor from this module, so they are imported after it exists.
+from minigrad import autograd  # noqa: E402
+from minigrad.ops import (  # noqa: E402
+    arithmetic,
+    comparison,
+    conversion,
+    elementwise,
+    indexing,
+    inplace,
+    linalg,
+    reduction,
+    shape as shape_ops,
+    softmax,
+)
+from minigrad import _formatting as formatting  # noqa: E402
