@@ -143,6 +143,13 @@ def get_array_module(array: Any) -> Any:
     return numpy
 
 
+def array_module_for_type(array_type: type) -> Any:
+    """The array module whose arrays are of ``array_type``."""
+    if array_type is numpy.ndarray or _cuda_xp is None:
+        return numpy
+    return _cuda_xp if issubclass(array_type, _cuda_xp.ndarray) else numpy
+
+
 def device_of(array: Any) -> Device:
     """The device an array lives on: 'cpu' for NumPy arrays, 'cuda' for CuPy arrays."""
     array_type = _cuda_array_type()

@@ -34,20 +34,6 @@ class Size(tuple):
         return f"minigrad.Size({list(self)})"
 
 
-class _VersionCounter:
-    """Counts in-place changes of one storage, shared by a tensor and its views."""
-
-    __slots__ = ("value", "last_op")
-
-    def __init__(self) -> None:
-        self.value = 0
-        self.last_op = ""
-
-    def bump(self, op_name: str) -> None:
-        self.value += 1
-        self.last_op = op_name
-
-
 class _RemovableHandle:
     def __init__(self, hooks: list, hook: Any):
         self._hooks, self._hook = hooks, hook
@@ -64,8 +50,8 @@ class Tensor:
     ``Tensor(array)`` wraps an existing NumPy/CuPy array without copying.
     """
 
-    __slots__ = ("_array", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_counter",
-                 "_accumulator", "_hooks", "_base", "__weakref__", "__dict__")
+    __slots__ = ("_array", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_value",
+                 "_last_op", "_accumulator", "_hooks", "_base", "__weakref__", "__dict__")
     __array_priority__ = 1000  # NumPy defers to our reflected operators: ndarray * Tensor -> Tensor
 
     def __init__(self, data: Any = None, *shape: int, requires_grad: bool = False):
@@ -80,7 +66,8 @@ class Tensor:
         self._grad = None
         self._grad_fn = None
         self._output_nr = 0
-        self._version_counter = _VersionCounter()
+        self._version_value = 0  # in-place changes of this storage (kept by the base of a view)
+        self._last_op = ""
         self._accumulator = None
         self._hooks = None
         self._base = None
@@ -135,7 +122,18 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._version_counter.value
+        """How many times this tensor's storage was changed in place (shared with its views)."""
+        owner = self if self._base is None else self._base
+        return owner._version_value
+
+    def _bump_version(self, op_name: str) -> None:
+        owner = self if self._base is None else self._base
+        owner._version_value += 1
+        owner._last_op = op_name
+
+    @property
+    def _last_inplace_op(self) -> str:
+        return (self if self._base is None else self._base)._last_op
 
     def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
@@ -210,7 +208,7 @@ class Tensor:
     @property
     def retains_grad(self) -> bool:
         node = self._grad_fn
-        return node is not None and self._output_nr in getattr(node, "_retained", {})
+        return node is not None and self._output_nr in (node._retained or {})
 
     def _gradient_edge(self) -> tuple:
         """Where this tensor's gradient enters the graph: ``(node, output_nr)``."""
@@ -233,8 +231,7 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same data, cut from the graph (shares storage and version counter)."""
         out = Tensor(self._array)
-        out._version_counter = self._version_counter
-        out._base = self
+        out._base = self if self._base is None else self._base
         return out
 
     def detach_(self) -> Tensor:
@@ -248,8 +245,10 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None:
             return
-        retained = self._grad_fn.__dict__.setdefault("_retained", {})
-        retained[self._output_nr] = weakref.ref(self)
+        node = self._grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
 
     def register_hook(self, hook: Any) -> _RemovableHandle:
         """``hook(grad)`` sees this tensor's gradient in backward and may return a replacement."""
@@ -260,15 +259,17 @@ class Tensor:
                 self._hooks = []
             hooks = self._hooks
         else:
-            all_hooks = self._grad_fn.__dict__.setdefault("_tensor_hooks", {})
-            hooks = all_hooks.setdefault(self._output_nr, [])
+            node = self._grad_fn
+            if node._tensor_hooks is None:
+                node._tensor_hooks = {}
+            hooks = node._tensor_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return _RemovableHandle(hooks, hook)
 
     def _alias(self) -> Tensor:
         """A new detached tensor object on the same array and version counter."""
         out = Tensor(self._array)
-        out._version_counter = self._version_counter
+        out._base = self if self._base is None else self._base
         return out
 
     # --- leaving minigrad ---------------------------------------------------------------

@@ -33,6 +33,10 @@ class Node:
     """
 
     next_functions: tuple = ()
+    _tensor_hooks: dict | None = None  # output_nr -> hooks registered on that output tensor
+    _retained: dict | None = None      # output_nr -> weak reference to a tensor that retains grad
+    _post_hooks: list | None = None
+    _output_meta: Any = (None,)  # (shape, dtype, array type) per output, set when recorded
     _sequence_nr = 0
     _trace: list | None = None
 
@@ -41,7 +45,9 @@ class Node:
 
     def register_hook(self, hook: Any) -> None:
         """``hook(grad_inputs, grad_outputs)`` runs after this node's backward (for inspection)."""
-        self.__dict__.setdefault("_post_hooks", []).append(hook)
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(hook)
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -53,7 +59,6 @@ class AccumulateGrad(Node):
     def __init__(self, leaf: Tensor):
         self.variable = leaf
         self._sequence_nr = -1  # leaves last
-        self._input_meta = ((leaf.shape, leaf.dtype, leaf.device),)
 
     def accumulate(self, grad: Tensor) -> None:
         leaf = self.variable
@@ -67,7 +72,7 @@ class AccumulateGrad(Node):
             leaf._grad = Tensor(grad._array.copy())
         else:
             leaf._grad._array += grad._array
-            leaf._grad._version_counter.bump("AccumulateGrad")
+            leaf._grad._bump_version("AccumulateGrad")
 
 
 class FunctionCtx:
@@ -85,7 +90,7 @@ class FunctionCtx:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save Tensors or None, got {type(t).__name__}")
         self._saved = tensors
-        self._saved_versions = tuple(None if t is None else t._version_counter.value for t in tensors)
+        self._saved_versions = tuple(None if t is None else t._version for t in tensors)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -98,12 +103,11 @@ class FunctionCtx:
                 "you need to backward through the graph a second time or if you need to access saved "
                 "tensors after calling backward.")
         for t, version in zip(self._saved, self._saved_versions):
-            if t is not None and t._version_counter.value != version:
-                counter = t._version_counter
+            if t is not None and t._version != version:
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an "
                     f"inplace operation: [{t.dtype.name} tensor of shape {list(t.shape)}], which is "
-                    f"output 0 of {counter.last_op or 'an operation'}, is at version {counter.value}; "
+                    f"output 0 of {t._last_inplace_op or 'an operation'}, is at version {t._version}; "
                     f"expected version {version} instead. It was saved for backward by "
                     f"{type(self).__name__}.")
         return self._saved
@@ -174,28 +178,38 @@ class Function:
 
 
 def _check_same_device(cls: type, args: tuple) -> None:
-    device = None
+    """All Tensor arguments must live on one device (compared cheaply by array type)."""
+    first = None
     for a in args:
         if isinstance(a, Tensor):
-            if device is None:
-                device, first = a.device, a
-            elif a.device != device:
+            if first is None:
+                first = a
+            elif type(a._array) is not type(first._array) and a.device != first.device:
                 raise RuntimeError(
                     f"Expected all tensors to be on the same device, but found at least two devices, "
                     f"{first.device} and {a.device}! (in {cls.__name__}: tensors of shape "
                     f"{list(first.shape)} on {first.device} and {list(a.shape)} on {a.device})")
 
 
+_NO_EDGE = (None, 0)
+
+
 def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any) -> Any:
-    """Link ``ctx`` into the graph: edges to the inputs' nodes, ``grad_fn`` on the outputs."""
+    """Link ``ctx`` into the graph: edges to the inputs' nodes, ``grad_fn`` on the outputs.
+
+    ``_input_meta`` and ``_output_meta`` keep (shape, NumPy dtype, array type) of each
+    input and output, so the engine can check gradients and make zeros without the tensors.
+    """
     edges = []
     input_meta = []
     for arg, needed in zip(args, needs_grad):
         if needed:
-            edges.append(arg._gradient_edge())
-            input_meta.append((arg.shape, arg.dtype, arg.device))
+            node = arg._grad_fn
+            edges.append((node, arg._output_nr) if node is not None else arg._gradient_edge())
+            array = arg._array
+            input_meta.append((array.shape, array.dtype, type(array)))
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             input_meta.append(None)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = tuple(input_meta)
@@ -203,28 +217,43 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     if _Anomaly.enabled:
         ctx._trace = traceback.extract_stack()[:-3]
 
+    if type(outputs) is Tensor:  # the common case: one output
+        if any(outputs is a for a in args):
+            outputs = outputs._alias()
+        if outputs._array.dtype.kind == "f" and "_non_differentiable" not in ctx.__dict__:
+            outputs._grad_fn = ctx
+            outputs._requires_grad = True
+        _unlink_saved_outputs(ctx)
+        return outputs
+
     is_tuple = isinstance(outputs, tuple)
     output_list = list(outputs) if is_tuple else [outputs]
-    non_differentiable = getattr(ctx, "_non_differentiable", ())
+    non_differentiable = ctx.__dict__.get("_non_differentiable", ())
     output_meta = []
     for index, out in enumerate(output_list):
         if not isinstance(out, Tensor):
             output_meta.append(None)
             continue
-        if any(out is a for a in args):  # forward returned an input: give the output its own identity
-            out = output_list[index] = out._alias()
-        output_meta.append((out.shape, out.dtype, out.device))
-        if id(out) in non_differentiable or not out.dtype.is_floating_point:
+        for a in args:
+            if out is a:  # forward returned an input: give the output its own identity
+                out = output_list[index] = out._alias()
+                break
+        array = out._array
+        output_meta.append((array.shape, array.dtype, type(array)))
+        if array.dtype.kind != "f" or id(out) in non_differentiable:
             continue
         out._grad_fn = ctx
         out._output_nr = index
         out._requires_grad = True
-    ctx._output_meta = tuple(output_meta)
+    ctx._output_meta = output_meta
+    _unlink_saved_outputs(ctx)
+    return tuple(output_list) if is_tuple else output_list[0]
 
-    # A saved output would hold its own grad_fn (a reference cycle): keep a detached alias.
+
+def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:
+    """A saved output would hold its own grad_fn (a reference cycle): keep a detached alias."""
     if ctx._saved:
         ctx._saved = tuple(t._alias() if t is not None and t._grad_fn is ctx else t for t in ctx._saved)
-    return tuple(output_list) if is_tuple else output_list[0]
 
 
 def once_differentiable(backward: Any) -> Any:

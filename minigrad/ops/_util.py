@@ -59,9 +59,8 @@ def xp_of(tensor: Tensor) -> Any:
 
 
 def mark_view(out: Tensor, base: Tensor) -> Tensor:
-    """Record that ``out`` shares ``base``'s memory: one version counter, and ``out._base``."""
+    """Record that ``out`` shares ``base``'s memory (``out._base``): one version counter for both."""
     xp = xp_of(base)
     if xp.may_share_memory(out._array, base._array):
-        out._version_counter = base._version_counter
         out._base = base if base._base is None else base._base
     return out

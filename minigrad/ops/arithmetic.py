@@ -17,6 +17,9 @@ from minigrad.tensor import Tensor
 
 def _promoted(ctx: Any, a: Any, b: Any, floating: bool = False) -> tuple:
     """Both operands' arrays in the result dtype (``floating``: at least the default float)."""
+    if type(a) is Tensor and a._array.dtype.kind == "f":  # fast paths: no promotion needed
+        if type(b) is Tensor and b._array.dtype == a._array.dtype or type(b) is float:
+            return a._array, b._array if type(b) is Tensor else b
     dtype = _dtypes.result_type(a, b)
     if floating and not dtype.is_floating_point:
         dtype = _dtypes.get_default_dtype()
@@ -24,7 +27,26 @@ def _promoted(ctx: Any, a: Any, b: Any, floating: bool = False) -> tuple:
     return array_of(a, dtype), array_of(b, dtype)
 
 
+def _save_operands(ctx: Any, a: Any, b: Any) -> None:
+    """Save tensor operands for backward (version-checked); plain numbers are kept as they are."""
+    a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    ctx.save_for_backward(a if a_is_tensor else None, b if b_is_tensor else None)
+    if not (a_is_tensor and b_is_tensor):
+        ctx.numbers = (None if a_is_tensor else a, None if b_is_tensor else b)
+
+
+def _saved_operands(ctx: Any) -> tuple:
+    """The values saved by :func:`_save_operands`: arrays for tensors, numbers as they were."""
+    a, b = ctx.saved_tensors
+    if a is not None and b is not None:
+        return a.array, b.array
+    numbers = ctx.numbers
+    return (numbers[0] if a is None else a.array), (numbers[1] if b is None else b.array)
+
+
 def _binary_operands(a: Any, b: Any) -> tuple:
+    if type(a) is Tensor and (type(b) is Tensor or type(b) is float):
+        return a, b
     like = first_tensor(a, b)
     return as_operand(a, like), as_operand(b, like)
 
@@ -55,7 +77,7 @@ class Sub(Function):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = _promoted(ctx, a, b)
-        if ctx.dtype is _dtypes.bool:
+        if x.dtype == bool and (isinstance(y, bool) or getattr(y, "dtype", None) == bool):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                "Use the `^` or `logical_xor()` operator instead.")
         ctx.alpha = alpha
@@ -77,15 +99,12 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b)
-        ctx.save_for_backward(*(t if isinstance(t, Tensor) else None for t in (a, b)))
-        ctx.scalars = (a, b)
+        _save_operands(ctx, a, b)
         return wrap(x * y)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        a_value = ctx.scalars[0] if a is None else a.array
-        b_value = ctx.scalars[1] if b is None else b.array
+        a_value, b_value = _saved_operands(ctx)
         grad_a = wrap(grad.array * b_value) if ctx.needs_input_grad[0] else None
         grad_b = wrap(grad.array * a_value) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -102,15 +121,12 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b, floating=True)
-        ctx.save_for_backward(*(t if isinstance(t, Tensor) else None for t in (a, b)))
-        ctx.scalars = (a, b)
+        _save_operands(ctx, a, b)
         return wrap(x / y)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        a_value = ctx.scalars[0] if a is None else a.array
-        b_value = ctx.scalars[1] if b is None else b.array
+        a_value, b_value = _saved_operands(ctx)
         grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
         grad_b = wrap(-grad.array * a_value / (b_value * b_value)) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -134,15 +150,14 @@ class Pow(Function):
         if not ctx.dtype.is_floating_point and isinstance(b, int) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         out = wrap(x ** y)
-        ctx.save_for_backward(*(t if isinstance(t, Tensor) else None for t in (a, b)), out)
-        ctx.scalars = (a, b)
+        _save_operands(ctx, a, b)
+        ctx.output = out.array  # y itself, for dy/db = y · ln(a)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
-        a_value = ctx.scalars[0] if a is None else a.array
-        b_value = ctx.scalars[1] if b is None else b.array
+        a_value, b_value = _saved_operands(ctx)
+        out_array = ctx.output
         xp = xp_of(grad)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
@@ -154,7 +169,7 @@ class Pow(Function):
                 log_a = math.log(a_value) if a_value > 0 else 0.0 if a_value == 0 else math.nan
             else:
                 log_a = xp.log(xp.where(a_value == 0, 1.0, a_value))
-            grad_b = wrap(grad.array * out.array * log_a)
+            grad_b = wrap(grad.array * out_array * log_a)
         return grad_a, grad_b
 
 

@@ -58,7 +58,7 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
     a._array[...] = result._array
     if recording:
         a._grad_fn, a._output_nr, a._requires_grad = result._grad_fn, result._output_nr, result._requires_grad
-    a._version_counter.bump(op_name)
+    a._bump_version(op_name)
     return a
 
 
@@ -73,7 +73,7 @@ def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
     a._array.fill(value)
     if a._grad_fn is not None:
         a._grad_fn, a._requires_grad = None, False
-    a._version_counter.bump(op_name)
+    a._bump_version(op_name)
     return a
 
 
@@ -92,5 +92,5 @@ def fill_random(a: Tensor, op_name: str, distribution: str, first: float, second
         host = rng.normal(first, second, size=a.shape)
     _check_allowed(a, op_name, _GradMode.enabled)
     a._array[...] = backend.from_host(host.astype(a.dtype.numpy), a.device)
-    a._version_counter.bump(op_name)
+    a._bump_version(op_name)
     return a
