@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.ops._util import mark_view, wrap, xp_of
@@ -36,6 +37,8 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
             part = part.array
         elif isinstance(part, (list, tuple)):
             part = xp.asarray(part)
+        elif hasattr(part, "dtype") and hasattr(part, "shape") and not hasattr(part, "__index__"):
+            part = backend.to_device(part, a.device)  # a NumPy index array, as PyTorch accepts
         if part is Ellipsis:
             dim += a.ndim - explicit
         elif part is None:

@@ -1,0 +1,100 @@
+"""Collation: turning a list of samples into one batch, as PyTorch's ``default_collate``.
+
+The batch keeps the samples' structure and stacks their leaves along a new first dimension:
+
+    [(x0, y0), (x1, y1)]          ->  [stack([x0, x1]), tensor([y0, y1])]
+    [{'a': a0}, {'a': a1}]        ->  {'a': stack([a0, a1])}
+
+Tensors are stacked; NumPy arrays with one ``numpy.stack``; Python ints become an int64
+tensor, floats float64, bools bool; strings stay a list. A tuple sample gives a list of
+fields, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy
+
+from minigrad.creation import from_numpy
+from minigrad.data.dataset import SampleBatch
+from minigrad.functions import stack
+from minigrad.tensor import Tensor
+
+__all__ = ["default_collate", "default_convert"]
+
+_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+
+
+def _is_numeric_numpy(array: numpy.ndarray | numpy.generic) -> bool:
+    return array.dtype.kind in "biuf"  # not strings, bytes or objects
+
+
+def _from_numpy_leaves(batch: Sequence[numpy.ndarray | numpy.generic]) -> Any:
+    if not _is_numeric_numpy(batch[0]):
+        raise TypeError(_ERROR.format(batch[0].dtype))
+    try:
+        return from_numpy(numpy.stack(batch))
+    except ValueError as error:  # arrays of different shapes
+        shapes = sorted({numpy.shape(leaf) for leaf in batch})
+        raise RuntimeError(f"default_collate: stack expects each array to be equal size, got shapes "
+                           f"{shapes}") from error
+
+
+def _transpose(batch: Sequence[Sequence]) -> list[tuple]:
+    """[(a0, b0), (a1, b1)] -> [(a0, a1), (b0, b1)], checking every sample has as many fields."""
+    sizes = {len(sample) for sample in batch}
+    if len(sizes) > 1:
+        raise RuntimeError("each element in list of batch should be of equal size, got sizes "
+                           f"{sorted(sizes)}")
+    return list(zip(*batch))
+
+
+def default_collate(batch: Sequence) -> Any:
+    """Merge a list of samples into a batch whose leaves have a new first dimension of ``len(batch)``."""
+    if isinstance(batch, SampleBatch):  # fetched by __getitems__: collate whole arrays at once
+        return batch.collate()
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return stack(list(batch))
+    if isinstance(elem, (numpy.ndarray, numpy.generic)) and not isinstance(elem, (numpy.str_, numpy.bytes_)):
+        return _from_numpy_leaves(batch)
+    if isinstance(elem, bool):  # before int: bool is a subclass of int
+        return from_numpy(numpy.array(batch, dtype=numpy.bool_))
+    if isinstance(elem, int):
+        return from_numpy(numpy.array(batch, dtype=numpy.int64))
+    if isinstance(elem, float):
+        return from_numpy(numpy.array(batch, dtype=numpy.float64))
+    if isinstance(elem, (str, bytes)):
+        return list(batch)
+    if isinstance(elem, Mapping):
+        collated = {key: default_collate([sample[key] for sample in batch]) for key in elem}
+        try:
+            return type(elem)(collated)
+        except TypeError:  # a mapping type that cannot be built from a dict
+            return collated
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a namedtuple keeps its type
+        return type(elem)(*(default_collate(field) for field in _transpose(batch)))
+    if isinstance(elem, Sequence):
+        return [default_collate(field) for field in _transpose(batch)]
+    raise TypeError(_ERROR.format(type(elem)))
+
+
+def default_convert(data: Any) -> Any:
+    """Turn the NumPy arrays in one sample into tensors, keeping its structure (no batching)."""
+    if isinstance(data, Tensor):
+        return data
+    if isinstance(data, (numpy.ndarray, numpy.generic)) and _is_numeric_numpy(data):
+        return from_numpy(numpy.asarray(data))
+    if isinstance(data, Mapping):
+        converted = {key: default_convert(value) for key, value in data.items()}
+        try:
+            return type(data)(converted)
+        except TypeError:
+            return converted
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(value) for value in data))
+    if isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        return [default_convert(value) for value in data]
+    return data

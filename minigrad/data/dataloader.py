@@ -1,0 +1,92 @@
+"""DataLoader: iterate over a dataset in (shuffled) batches, as ``torch.utils.data.DataLoader``.
+
+One pass is three steps per batch:
+
+    indices = next(batch_sampler)              # which samples, e.g. [17, 3, 42, ...]
+    samples = dataset.__getitems__(indices)    # or [dataset[i] for i in indices]
+    batch   = collate_fn(samples)              # stack them into tensors
+
+Everything runs in the main process: ``num_workers`` is accepted for compatibility and
+changes nothing but the attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from minigrad.data.collate import default_collate, default_convert
+from minigrad.data.sampler import BatchSampler, RandomSampler, SequentialSampler
+
+__all__ = ["DataLoader"]
+
+
+class DataLoader:
+    """Batches of ``batch_size`` samples of ``dataset``, reshuffled on every pass when ``shuffle``.
+
+    ``generator`` (a ``minigrad.Generator``) makes the shuffling reproducible; without one
+    it follows ``minigrad.manual_seed``. ``batch_size=None`` yields single samples.
+    ``len(loader)`` is the number of batches: ``ceil(N / batch_size)``, or
+    ``N // batch_size`` with ``drop_last``.
+    """
+
+    def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,
+                 sampler: Iterable | None = None, batch_sampler: Iterable | None = None,
+                 num_workers: int = 0, collate_fn: Callable | None = None, pin_memory: bool = False,
+                 drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable | None = None,
+                 generator: Any = None, *, persistent_workers: bool = False):
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                             f"multiprocessing (got {num_workers!r})")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                                 "sampler, and drop_last")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive "
+                             "with drop_last")
+
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_sampler is None and batch_size is not None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        if collate_fn is None:
+            collate_fn = default_collate if batch_sampler is not None else default_convert
+
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self.num_workers = num_workers
+        self.collate_fn = collate_fn
+        self.pin_memory = pin_memory  # no effect: there is no pinned host memory to use
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn  # never called: there are no worker processes
+        self.generator = generator
+        self.persistent_workers = persistent_workers
+
+    def _fetch(self, indices: list[int]) -> Any:
+        """The samples at ``indices``: in one call when the dataset offers ``__getitems__``."""
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if getitems is not None:
+            return getitems(indices)
+        return [self.dataset[index] for index in indices]
+
+    def __iter__(self) -> Iterator:
+        if self.batch_sampler is None:  # no automatic batching: one converted sample at a time
+            for index in self.sampler:
+                yield self.collate_fn(self.dataset[index])
+            return
+        for indices in self.batch_sampler:
+            yield self.collate_fn(self._fetch(indices))
+
+    def __len__(self) -> int:
+        if self.batch_sampler is None:
+            return len(self.sampler)
+        return len(self.batch_sampler)

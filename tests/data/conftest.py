@@ -1,0 +1,115 @@
+"""Fixtures for the data tests: IDX files written by hand, and a loopback HTTP mirror."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.server
+import struct
+import threading
+from pathlib import Path
+
+import numpy
+import pytest
+
+# The shared copy of the real MNIST files, beside the checkout: <repo>/../shared/data/mnist
+SHARED_MNIST = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mnist"
+
+_TYPE_CODES = {"uint8": 0x08, "int8": 0x09, "int16": 0x0B, "int32": 0x0C, "float32": 0x0D, "float64": 0x0E}
+
+
+def idx_bytes(array: numpy.ndarray) -> bytes:
+    """The IDX encoding of ``array``, built from the format's definition (not by minigrad)."""
+    code = _TYPE_CODES[array.dtype.name]
+    header = struct.pack(">HBB", 0, code, array.ndim) + struct.pack(f">{array.ndim}I", *array.shape)
+    return header + array.astype(array.dtype.newbyteorder(">")).tobytes()
+
+
+@pytest.fixture(scope="session")
+def make_idx():
+    return idx_bytes
+
+
+@pytest.fixture(scope="session")
+def shared_mnist() -> Path:
+    folder = SHARED_MNIST.resolve()
+    names = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+             "t10k-labels-idx1-ubyte"]
+    if not all((folder / f"{name}.gz").is_file() for name in names):
+        pytest.skip(f"the shared MNIST files are not at {folder}")
+    return folder
+
+
+# --- a tiny fake MNIST, served by a local mirror ---------------------------------------------
+
+@pytest.fixture(scope="session")
+def tiny():
+    """Arrays, IDX bytes, gzip bytes and checksums of a 5-image stand-in for each MNIST file."""
+    from minigrad.data.mnist import MNISTFile
+
+    rng = numpy.random.default_rng(0)
+    arrays = {
+        "train-images-idx3-ubyte": rng.integers(0, 256, size=(5, 28, 28), dtype=numpy.uint8),
+        "train-labels-idx1-ubyte": numpy.array([5, 0, 4, 1, 9], dtype=numpy.uint8),
+        "t10k-images-idx3-ubyte": rng.integers(0, 256, size=(3, 28, 28), dtype=numpy.uint8),
+        "t10k-labels-idx1-ubyte": numpy.array([7, 2, 1], dtype=numpy.uint8),
+    }
+    raw = {name: idx_bytes(array) for name, array in arrays.items()}
+    gz = {name: gzip.compress(data, mtime=0) for name, data in raw.items()}
+    specs = {name: MNISTFile(name, arrays[name].shape, hashlib.sha256(raw[name]).hexdigest(),
+                             hashlib.md5(gz[name]).hexdigest()) for name in arrays}
+    files = {
+        "train": (specs["train-images-idx3-ubyte"], specs["train-labels-idx1-ubyte"]),
+        "test": (specs["t10k-images-idx3-ubyte"], specs["t10k-labels-idx1-ubyte"]),
+    }
+    return {"arrays": arrays, "raw": raw, "gz": gz, "files": files}
+
+
+class _MirrorHandler(http.server.BaseHTTPRequestHandler):
+    """Serves ``server.routes[path] = (body, how)``; ``how`` is 'good' or 'cut' (connection
+    closed halfway through a body whose full length was announced)."""
+
+    def do_GET(self) -> None:
+        self.server.requests.append(self.path)
+        route = self.server.routes.get(self.path)
+        if route is None:
+            self.send_error(404)
+            return
+        body, how = route
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if how == "cut":
+            self.wfile.write(body[: len(body) // 2])
+            self.close_connection = True
+        else:
+            self.wfile.write(body)
+
+    def log_message(self, *args) -> None:  # keep the test output quiet
+        pass
+
+
+@pytest.fixture
+def mirror_server():
+    """A threaded HTTP server on 127.0.0.1 only; set ``.routes`` and read ``.requests``."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _MirrorHandler)
+    server.routes, server.requests = {}, []
+    server.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.fixture
+def closed_port_url():
+    """A loopback URL nobody listens on: connecting is refused at once."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
