@@ -1,0 +1,151 @@
+"""Adam and AdamW (PyTorch's update rules, bias correction and state)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from minigrad import dtypes
+from minigrad.backend import get_array_module
+from minigrad.creation import tensor
+from minigrad.optim.optimizer import Optimizer
+from minigrad.tensor import Tensor
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    r"""Adam, as ``torch.optim.Adam``.
+
+    For each parameter θ with gradient g (negated when ``maximize``), at step t = 1, 2, ...::
+
+        g = g + weight_decay * θ         (L2 penalty; AdamW instead shrinks θ *= 1 - lr * weight_decay)
+        m = β1 m + (1 - β1) g            first moment (``exp_avg``)
+        v = β2 v + (1 - β2) g²           second moment (``exp_avg_sq``; with amsgrad, v_max = max(v_max, v))
+        θ = θ - lr / (1 - β1^t) * m / (sqrt(v) / sqrt(1 - β2^t) + eps)
+
+    ``state[p]`` holds ``step`` (a 0-d float tensor on the CPU, as in PyTorch), ``exp_avg``,
+    ``exp_avg_sq`` and, with amsgrad, ``max_exp_avg_sq``. ``foreach`` and ``fused`` are
+    accepted for compatibility and change nothing; ``capturable`` and ``differentiable``
+    are not supported.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
+                 decoupled_weight_decay: bool = False) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if capturable or differentiable:
+            raise NotImplementedError("minigrad's Adam does not support capturable=True or "
+                                      "differentiable=True")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    _init_state(state, p, group["amsgrad"])
+                _adam_update(p.array, p.grad.array, state, lr=float(group["lr"]), betas=group["betas"],
+                             eps=group["eps"], weight_decay=group["weight_decay"], amsgrad=group["amsgrad"],
+                             maximize=group["maximize"], decoupled=group["decoupled_weight_decay"])
+                self._mark_updated(p)
+        return loss
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        super().load_state_dict(state_dict)
+        for param_state in self.state.values():  # older dicts may count steps with a plain number
+            if "step" in param_state and not isinstance(param_state["step"], Tensor):
+                param_state["step"] = tensor(float(param_state["step"]), dtype=_step_dtype(), device="cpu")
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay, as ``torch.optim.AdamW``: θ *= 1 - lr * weight_decay each step."""
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        super().load_state_dict(state_dict)
+        for group in self.param_groups:  # AdamW always decays decoupled, whatever the dict says
+            group["decoupled_weight_decay"] = True
+
+
+def _init_state(state: dict, param: Tensor, amsgrad: bool) -> None:
+    """Zero moments shaped like ``param``; the step count lives on the CPU, as in PyTorch."""
+    xp = get_array_module(param.array)
+    state["step"] = tensor(0.0, dtype=_step_dtype(), device="cpu")
+    state["exp_avg"] = Tensor(xp.zeros_like(param.array))
+    state["exp_avg_sq"] = Tensor(xp.zeros_like(param.array))
+    if amsgrad:
+        state["max_exp_avg_sq"] = Tensor(xp.zeros_like(param.array))
+
+
+def _step_dtype() -> dtypes.dtype:
+    """PyTorch counts Adam's steps in float64 when that is the default dtype, else in float32."""
+    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
+
+
+def _adam_update(param: Any, grad: Any, state: dict, *, lr: float, betas: tuple[float, float], eps: float,
+                 weight_decay: float, amsgrad: bool, maximize: bool, decoupled: bool) -> None:
+    """Update the array ``param`` in place; the moments in ``state`` are updated in place too."""
+    xp = get_array_module(param)
+    beta1, beta2 = betas
+    step_count = state["step"].array
+    step_count += 1
+    step = float(step_count)
+
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        if decoupled:
+            param *= 1 - lr * weight_decay
+        else:
+            grad = grad + weight_decay * param
+
+    exp_avg, exp_avg_sq = state["exp_avg"].array, state["exp_avg_sq"].array
+    _lerp_(exp_avg, grad, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * grad * grad
+
+    step_size = lr / (1 - beta1**step)
+    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+    if amsgrad:
+        max_exp_avg_sq = state["max_exp_avg_sq"].array
+        xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+        denom = xp.sqrt(max_exp_avg_sq) / bias_correction2_sqrt + eps
+    else:
+        denom = xp.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+    param += -step_size * exp_avg / denom
+
+
+def _lerp_(start: Any, end: Any, weight: float) -> None:
+    """``start += weight * (end - start)`` in place, in PyTorch's form (exact at weight 0 and 1)."""
+    weight = start.dtype.type(weight)  # computed in the array's precision, as PyTorch does
+    if abs(weight) < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)

@@ -1,0 +1,82 @@
+"""Stochastic gradient descent, with momentum, dampening, Nesterov and weight decay (PyTorch's rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from minigrad.optim.optimizer import Optimizer
+from minigrad.tensor import Tensor
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    r"""Stochastic gradient descent, as ``torch.optim.SGD``.
+
+    For each parameter θ with gradient g (negated when ``maximize``), every step::
+
+        g = g + weight_decay * θ                        (if weight_decay != 0)
+        b = g            on the first step,             (if momentum != 0)
+        b = momentum * b + (1 - dampening) * g          afterwards
+        g = g + momentum * b  if nesterov  else  b
+        θ = θ - lr * g
+
+    ``foreach`` and ``fused`` are accepted for PyTorch compatibility and change nothing:
+    minigrad has one implementation. ``differentiable=True`` is not supported.
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        if differentiable:
+            raise NotImplementedError("minigrad's optimizers do not support differentiable=True")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach,
+                    "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                # Only optimizers with momentum keep per-parameter state (as in PyTorch).
+                state = self.state[p] if group["momentum"] != 0 else None
+                _sgd_update(p.array, p.grad.array, state, lr=float(group["lr"]),
+                            momentum=group["momentum"], dampening=group["dampening"],
+                            weight_decay=group["weight_decay"], nesterov=group["nesterov"],
+                            maximize=group["maximize"])
+                self._mark_updated(p)
+        return loss
+
+
+def _sgd_update(param: Any, grad: Any, state: dict | None, *, lr: float, momentum: float, dampening: float,
+                weight_decay: float, nesterov: bool, maximize: bool) -> None:
+    """Update the array ``param`` in place from ``grad``; ``state`` holds the momentum buffer."""
+    direction = -grad if maximize else grad
+    if weight_decay != 0:
+        direction = direction + weight_decay * param
+    if momentum != 0:
+        buffer = state.get("momentum_buffer")
+        if buffer is None:
+            # The first step starts the running average at the gradient itself (no dampening).
+            buffer = Tensor(direction.copy())
+            state["momentum_buffer"] = buffer
+        else:
+            b = buffer.array
+            b *= momentum
+            b += (1 - dampening) * direction
+        direction = direction + momentum * buffer.array if nesterov else buffer.array
+    param -= lr * direction

@@ -1,0 +1,413 @@
+"""``mg.save`` and ``mg.load``: state dicts on disk, in a format that runs no code when loaded.
+
+PyTorch's files are pickles, and unpickling a file can run any code its author chose. A
+minigrad file is instead a zip archive holding only data:
+
+    minigrad.json     {"format": "minigrad", "version": 1, "object": <node>}
+    arrays/0.npy      one NumPy .npy file per tensor or array (read with allow_pickle=False)
+
+Every node of the JSON tree names its type: ``{"type": "int", "value": 3}``,
+``{"type": "list", "items": [...]}``, ``{"type": "dict", "items": [[key, value], ...]}``,
+``{"type": "tensor", "array": "arrays/0.npy", "dtype": "float32", "shape": [2, 3],
+"device": "cpu", "requires_grad": false}``. Loading builds only these types, so a file
+can hold data but never behaviour.
+
+What can be saved: Tensors (dtype, device and ``requires_grad``; not ``.grad``), NumPy
+arrays and scalars, dicts (keys: str, int, float, bool or None; an OrderedDict loads as
+an OrderedDict), lists, tuples, int (any size), float (also nan and inf), bool, str,
+None, ``mg.dtype`` and ``mg.device``. A ``Parameter`` loads as a plain Tensor with
+``requires_grad=True``: state dicts hold data, and ``model.load_state_dict`` copies it
+into the model's own parameters. A tensor stored twice in one object loads as one tensor
+stored twice; other sharing (views, shared sub-lists) is not preserved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import secrets
+import zipfile
+import zlib
+from collections import OrderedDict
+from typing import IO, Any
+
+import numpy
+import numpy.lib.format as npy
+
+from minigrad import backend
+from minigrad import dtypes as _dtypes
+from minigrad._version import __version__
+from minigrad.tensor import Tensor
+
+__all__ = ["save", "load"]
+
+FORMAT = "minigrad"
+VERSION = 1
+HEADER = "minigrad.json"
+ARRAYS = "arrays/"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_KEY_TYPES = (str, int, float, type(None))  # bool is an int
+
+
+# --- saving ----------------------------------------------------------------------------------
+
+def save(obj: Any, f: str | os.PathLike | IO[bytes]) -> None:
+    """Write ``obj`` (tensors, arrays and nested dicts/lists/tuples of them, numbers, strings) to ``f``.
+
+    ``f`` is a path or a binary file object. Writing to a path is atomic: the archive goes
+    to a temporary file in the same folder, is flushed to disk, and then replaces ``f`` in
+    one step, so a crash midway leaves any previous file intact (and no temporary file).
+    """
+    if isinstance(f, (str, os.PathLike)):
+        _save_to_path(obj, os.fspath(f))
+    else:
+        _write_archive(obj, f)
+
+
+def _save_to_path(obj: Any, path: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+    try:
+        with open(temporary, "xb") as stream:  # 'x': never clobber a file of the same name
+            _write_archive(obj, stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)  # atomic on POSIX and Windows
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make the rename itself durable on POSIX; Windows has no directory handles to sync."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    with contextlib.suppress(OSError):  # some file systems refuse; the data is already on disk
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_archive(obj: Any, stream: IO[bytes]) -> None:
+    with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
+        writer = _Writer(archive)
+        root = writer.encode(obj, "obj")
+        header = {"format": FORMAT, "version": VERSION, "minigrad_version": __version__, "object": root}
+        archive.writestr(_entry(HEADER), json.dumps(header, allow_nan=False, indent=1))
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    """A zip entry with a fixed date, so saving the same object twice gives the same bytes."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    return info
+
+
+class _Writer:
+    """Turns an object into JSON nodes, writing each tensor's data as an .npy entry."""
+
+    def __init__(self, archive: zipfile.ZipFile):
+        self.archive = archive
+        self.written: dict[int, str] = {}  # id(tensor or array) -> its entry, to store it once
+        self.open_containers: set[int] = set()  # the containers we are inside, to refuse cycles
+
+    def encode(self, obj: Any, where: str) -> dict:
+        if obj is None:
+            return {"type": "none"}
+        if isinstance(obj, bool):
+            return {"type": "bool", "value": obj}
+        if isinstance(obj, Tensor):
+            return {"type": "tensor", "array": self.write_array(obj, backend.to_host(obj.array)),
+                    "dtype": obj.dtype.name, "shape": list(obj.shape), "device": str(obj.device),
+                    "requires_grad": obj.requires_grad}
+        if isinstance(obj, numpy.ndarray):
+            return {"type": "ndarray", "array": self.write_array(obj, obj), "dtype": obj.dtype.str,
+                    "shape": list(obj.shape)}
+        if isinstance(obj, numpy.generic):  # before float: numpy.float64 is a float
+            return {"type": "numpy_scalar", "array": self.write_array(obj, numpy.asarray(obj)),
+                    "dtype": obj.dtype.str}
+        if isinstance(obj, int):
+            return {"type": "int", "value": int(obj)}
+        if isinstance(obj, float):
+            return {"type": "float", "value": _float_to_json(obj)}
+        if isinstance(obj, str):
+            return {"type": "str", "value": str(obj)}
+        if isinstance(obj, _dtypes.dtype):
+            return {"type": "dtype", "value": obj.name}
+        if isinstance(obj, backend.Device):
+            return {"type": "device", "value": str(obj)}
+        if isinstance(obj, (list, tuple, dict)):
+            return self.encode_container(obj, where)
+        raise TypeError(f"mg.save can't store an object of type {type(obj).__name__} (at {where}); it stores "
+                        "Tensors, NumPy arrays, dicts, lists, tuples, str, int, float, bool and None")
+
+    def encode_container(self, obj: list | tuple | dict, where: str) -> dict:
+        if id(obj) in self.open_containers:
+            raise ValueError(f"mg.save can't store an object that contains itself (at {where})")
+        self.open_containers.add(id(obj))
+        try:
+            if isinstance(obj, dict):
+                items = []
+                for key, value in obj.items():
+                    if not isinstance(key, _KEY_TYPES):
+                        raise TypeError(f"mg.save can't store a dict key of type {type(key).__name__} "
+                                        f"(at {where}); keys must be str, int, float, bool or None")
+                    items.append([self.encode(key, where), self.encode(value, f"{where}[{key!r}]")])
+                return {"type": "dict", "ordered": isinstance(obj, OrderedDict), "items": items}
+            kind = "tuple" if isinstance(obj, tuple) else "list"
+            return {"type": kind, "items": [self.encode(item, f"{where}[{i}]") for i, item in enumerate(obj)]}
+        finally:
+            self.open_containers.discard(id(obj))
+
+    def write_array(self, owner: Any, host: numpy.ndarray) -> str:
+        """Store ``host`` as ``arrays/<n>.npy`` (once per ``owner`` object); returns the entry name."""
+        if id(owner) in self.written:
+            return self.written[id(owner)]
+        if host.dtype.hasobject:
+            raise TypeError("mg.save can't store NumPy arrays of Python objects (dtype=object)")
+        name = f"{ARRAYS}{len(self.written)}.npy"
+        with self.archive.open(_entry(name), "w", force_zip64=host.nbytes > 2**31 - 2**20) as entry:
+            npy.write_array(entry, host, allow_pickle=False)
+        self.written[id(owner)] = name
+        return name
+
+
+def _float_to_json(value: float) -> float | str:
+    """JSON has no nan or inf: those are written as strings (finite floats round-trip exactly)."""
+    return value if math.isfinite(value) else repr(value)  # 'nan', 'inf', '-inf'
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+class _CorruptFileError(Exception):
+    """Raised inside the reader; :func:`load` turns it into a RuntimeError naming the file."""
+
+
+# What a damaged archive can raise while it is read: all mean "this file is not valid".
+_READ_ERRORS = (_CorruptFileError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, KeyError,
+                TypeError, IndexError, RecursionError, zlib.error, NotImplementedError)
+
+
+def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_only: bool = True) -> Any:
+    """Read an object written by :func:`save`. No code from the file is ever run.
+
+    ``map_location`` moves tensors: a device (``'cpu'``, ``mg.device('cuda')``) for all of
+    them, or a dict such as ``{'cuda': 'cpu'}`` from saved to new device. Without it, each
+    tensor returns to the device it was saved from, and a 'cuda' tensor on a machine without
+    CUDA raises. ``weights_only`` is accepted for PyTorch compatibility: minigrad files only
+    ever hold data, so loading is always as safe as PyTorch's ``weights_only=True``.
+    """
+    name = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else repr(getattr(f, "name", f))
+    _check_map_location(map_location)
+    with _open_for_reading(f) as stream:
+        _check_magic(stream, name)
+        try:
+            with zipfile.ZipFile(stream) as archive:
+                header = _read_header(archive, name)
+                return _Reader(archive, name, map_location).decode(header["object"])
+        except _READ_ERRORS as error:
+            raise RuntimeError(f"{name} is not a valid minigrad file (corrupt or truncated): "
+                               f"{error}") from error
+
+
+@contextlib.contextmanager
+def _open_for_reading(f: Any) -> Any:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as stream:
+            yield stream
+    elif getattr(f, "seekable", lambda: False)():
+        yield f
+    else:  # zip archives are read from the end: a pipe or socket is read into memory first
+        yield io.BytesIO(f.read())
+
+
+def _check_magic(stream: IO[bytes], name: str) -> None:
+    start = stream.tell()
+    magic = stream.read(4)
+    stream.seek(start)
+    if magic in _ZIP_MAGIC:
+        return
+    if magic[:1] == b"\x80":
+        raise RuntimeError(f"{name} is a Python pickle (written by pickle or an old torch.save), not a "
+                           "minigrad file. mg.load never unpickles: unpickling a file can run "
+                           "arbitrary code.")
+    raise RuntimeError(f"{name} is not a minigrad file (it does not start like a zip archive; "
+                       "it may be truncated or corrupt)")
+
+
+def _read_header(archive: zipfile.ZipFile, name: str) -> dict:
+    names = archive.namelist()
+    if HEADER not in names:
+        if any(entry.endswith("data.pkl") for entry in names):
+            raise RuntimeError(f"{name} was written by torch.save: its objects are pickled, and mg.load "
+                               "never unpickles (that can run arbitrary code). To convert it, load it with "
+                               "torch.load(f, weights_only=True) and mg.save {name: tensor.numpy()}.")
+        raise RuntimeError(f"{name} is not a minigrad file: the archive has no {HEADER}")
+    header = json.loads(archive.read(HEADER).decode("utf-8"), parse_constant=_reject_constant)
+    if not isinstance(header, dict) or header.get("format") != FORMAT or "object" not in header:
+        raise RuntimeError(f"{name} is not a minigrad file: {HEADER} does not describe a minigrad object")
+    version = header.get("version")
+    if type(version) is not int or not 1 <= version <= VERSION:
+        raise RuntimeError(f"{name} has format version {version!r}; this minigrad ({__version__}) reads "
+                           f"versions 1 to {VERSION}. Is it from a newer minigrad?")
+    return header
+
+
+def _reject_constant(constant: str) -> None:
+    raise _CorruptFileError(f"{HEADER} contains {constant}, which is not JSON")
+
+
+def _check_map_location(map_location: Any) -> None:
+    if isinstance(map_location, dict):
+        for target in map_location.values():
+            backend.Device(target)
+    elif map_location is not None:
+        if callable(map_location) or not isinstance(map_location, (str, backend.Device)):
+            raise TypeError("mg.load's map_location must be None, a device ('cpu', 'cuda', mg.device(...)) "
+                            f"or a dict from saved device to new device, got {type(map_location).__name__}")
+        backend.Device(map_location)
+
+
+class _Reader:
+    """Builds an object from JSON nodes: only the types listed at the top of this module."""
+
+    def __init__(self, archive: zipfile.ZipFile, name: str, map_location: Any):
+        self.archive = archive
+        self.name = name
+        self.map_location = map_location
+        self.entries = set(archive.namelist())
+        self.loaded: dict[tuple[str, str], Any] = {}  # (type, entry) -> object, for shared tensors
+
+    def decode(self, node: Any) -> Any:
+        if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+            raise _CorruptFileError(f"expected a node with a 'type', got {str(node)[:80]}")
+        kind = node["type"]
+        if kind == "none":
+            return None
+        if kind == "bool":
+            return _field(node, "value", bool)
+        if kind == "int":
+            return _field(node, "value", int)
+        if kind == "float":
+            return _json_to_float(node.get("value"))
+        if kind == "str":
+            return _field(node, "value", str)
+        if kind in ("list", "tuple"):
+            items = [self.decode(item) for item in _field(node, "items", list)]
+            return items if kind == "list" else tuple(items)
+        if kind == "dict":
+            return self.decode_dict(node)
+        if kind in ("tensor", "ndarray", "numpy_scalar"):
+            return self.decode_array_node(node)
+        if kind == "dtype":
+            return _dtypes.as_dtype(_field(node, "value", str))
+        if kind == "device":
+            return _device(_field(node, "value", str))
+        raise _CorruptFileError(f"unknown node type {kind!r}")
+
+    def decode_dict(self, node: dict) -> dict:
+        out: dict = OrderedDict() if node.get("ordered") is True else {}
+        for pair in _field(node, "items", list):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise _CorruptFileError(f"a dict item must be a [key, value] pair, got {str(pair)[:80]}")
+            key = self.decode(pair[0])
+            if not isinstance(key, _KEY_TYPES):
+                raise _CorruptFileError("a dict key must be str, int, float, bool or None, "
+                                        f"got {type(key).__name__}")
+            out[key] = self.decode(pair[1])
+        return out
+
+    def decode_array_node(self, node: dict) -> Any:
+        kind, entry = node["type"], _field(node, "array", str)
+        if (kind, entry) in self.loaded:
+            return self.loaded[kind, entry]
+        array = self.read_array(entry)
+        if kind == "tensor":
+            value = self.make_tensor(node, array)
+        else:
+            if array.dtype.str != _field(node, "dtype", str):
+                raise _CorruptFileError(f"{entry} holds {array.dtype.str} data, "
+                                        f"the header says {node['dtype']}")
+            if kind == "numpy_scalar":
+                if array.ndim != 0:
+                    raise _CorruptFileError(f"{entry} should hold a scalar, it has shape {array.shape}")
+                value = array[()]
+            else:
+                _check_shape(node, array, entry)
+                value = array
+        self.loaded[kind, entry] = value
+        return value
+
+    def read_array(self, entry: str) -> numpy.ndarray:
+        if not entry.startswith(ARRAYS) or entry not in self.entries:
+            raise _CorruptFileError(f"the array entry {entry!r} is missing")
+        with self.archive.open(entry) as stream:
+            array = npy.read_array(stream, allow_pickle=False)  # object arrays (pickles) are refused
+            if stream.read():  # reading to the end also checks the entry's CRC
+                raise _CorruptFileError(f"{entry} has data after its array")
+        return array
+
+    def make_tensor(self, node: dict, array: numpy.ndarray) -> Tensor:
+        dtype = _dtypes.as_dtype(_field(node, "dtype", str))
+        if not array.dtype.isnative:  # a file from a machine of the other byte order
+            array = array.astype(array.dtype.newbyteorder("="))
+        if array.dtype != dtype.numpy:
+            raise _CorruptFileError(f"{node['array']} holds {array.dtype} data, the header says {dtype.name}")
+        _check_shape(node, array, node["array"])
+        requires_grad = _field(node, "requires_grad", bool)
+        if requires_grad and not dtype.is_floating_point:
+            raise _CorruptFileError(f"a {dtype.name} tensor can't require grad")
+        out = Tensor(backend.from_host(array, self.target_device(_field(node, "device", str))))
+        if requires_grad:
+            out.requires_grad = True
+        return out
+
+    def target_device(self, saved: str) -> backend.Device:
+        """Where a tensor saved on ``saved`` goes, by ``map_location``."""
+        source = _device(saved)
+        if self.map_location is None:
+            target = source
+        elif isinstance(self.map_location, dict):
+            matches = [new for old, new in self.map_location.items() if _device(old) == source]
+            target = backend.Device(matches[0]) if matches else source
+        else:
+            target = backend.Device(self.map_location)
+        if target.type == "cuda" and not backend.cuda_available():
+            raise RuntimeError(f"{self.name}: attempting to load a tensor on a CUDA device ({saved}) but "
+                               "minigrad.cuda.is_available() is False. If you are running on a CPU-only "
+                               "machine, use mg.load(f, map_location='cpu') to load the tensors on the CPU.")
+        return target
+
+
+def _field(node: dict, key: str, kind: type) -> Any:
+    """``node[key]``, checked to be of JSON type ``kind`` (a bool is not accepted as an int)."""
+    value = node.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise _CorruptFileError(f"a {node['type']!r} node needs {key!r} of type {kind.__name__}, "
+                                f"got {value!r:.80}")
+    return value
+
+
+def _check_shape(node: dict, array: numpy.ndarray, entry: str) -> None:
+    if _field(node, "shape", list) != list(array.shape):
+        raise _CorruptFileError(f"{entry} has shape {list(array.shape)}, the header says {node['shape']}")
+
+
+def _json_to_float(value: Any) -> float:
+    if value in ("nan", "inf", "-inf") or type(value) in (int, float):
+        return float(value)
+    raise _CorruptFileError(f"not a float: {value!r:.80}")
+
+
+def _device(name: str) -> backend.Device:
+    try:
+        return backend.Device(name)
+    except (RuntimeError, TypeError, ValueError) as error:
+        raise _CorruptFileError(f"unknown device {name!r}") from error
