@@ -2,7 +2,8 @@
 
 ``Function`` is how every differentiable operation is written (built-in or your own);
 ``backward``/``grad`` run the engine; ``gradcheck`` checks a Function against finite
-differences; ``detect_anomaly`` finds the operation whose backward made a NaN.
+differences; ``detect_anomaly`` finds the operation whose backward made a NaN;
+``BackwardStepper`` walks through a backward pass one node at a time.
 """
 
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -10,7 +11,8 @@ from minigrad.autograd.function import Function, FunctionCtx, once_differentiabl
 from minigrad.autograd.api import backward, grad
 from minigrad.autograd.gradcheck import GradcheckError, gradcheck
 from minigrad.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from minigrad.autograd.stepper import BackwardStep, BackwardStepper
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck",
            "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+           "enable_grad", "set_grad_enabled", "is_grad_enabled", "BackwardStepper", "BackwardStep"]

@@ -1,0 +1,335 @@
+"""Walk through a backward pass one node at a time, and look at (or change) every gradient.
+
+    stepper = BackwardStepper(loss, params=dict(model.named_parameters()))
+    step = stepper.step()          # runs the first node (the loss's grad_fn)
+    step.name, step.grad_output    # 'MeanBackward', the δ it received
+    step.grad_inputs               # what it sent to each of its inputs
+    stepper.run_until("Conv2d")    # stop *before* the next conv node runs
+    stepper.set_gradient(stepper.pending_gradient() * 0)   # change the δ it is about to receive
+    stepper.run()                  # the rest; the leaves' .grad now hold the result
+    print(stepper)                 # one line per step: name, shapes, gradient norms
+
+Each node's backward runs when the stepper reaches it (on top of the engine's
+:class:`~minigrad.autograd.engine.BackwardPass`), so a gradient changed between two
+steps flows into every later step. Without changes, the leaves end with exactly the
+``.grad`` that ``loss.backward()`` would give them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from minigrad import backend
+from minigrad.autograd.api import _root_gradients
+from minigrad.autograd.engine import BackwardPass
+from minigrad.autograd.function import AccumulateGrad, Node
+from minigrad.tensor import Tensor
+
+__all__ = ["BackwardStepper", "BackwardStep", "edge_metadata"]
+
+
+def _shape_text(shape: tuple | None) -> str:
+    return "-" if shape is None else "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _norm(grad: Tensor | None) -> float | None:
+    """‖grad‖₂ as a Python float (None for a missing gradient)."""
+    if grad is None:
+        return None
+    array = grad.array
+    xp = backend.get_array_module(array)
+    return float(xp.sqrt((array.astype(xp.float64) ** 2).sum()).item())
+
+
+def _norm_text(grad: Tensor | None) -> str:
+    norm = _norm(grad)
+    return "-" if norm is None else f"{norm:.4g}"
+
+
+@dataclass(eq=False)
+class BackwardStep:
+    """What one node did in the backward pass.
+
+    ``grad_outputs[k]`` is the gradient δ that arrived at the node's k-th output (the sum
+    over all its consumers); ``grad_inputs[i]`` is what its backward sent to its i-th input
+    (None where that input needs no gradient). For a leaf (an ``AccumulateGrad`` node),
+    ``variable`` is the leaf tensor and ``grad`` a copy of its ``.grad`` after this step.
+    """
+
+    index: int
+    node: Node
+    name: str
+    input_shapes: tuple
+    output_shapes: tuple
+    grad_outputs: tuple
+    grad_inputs: tuple
+    variable: Tensor | None = None
+    variable_name: str | None = None
+    grad: Tensor | None = None
+
+    @property
+    def grad_output(self) -> Tensor | None:
+        """The δ of the (first) output: ``grad_outputs[0]``."""
+        return self.grad_outputs[0]
+
+    @property
+    def output_shape(self) -> tuple | None:
+        return self.output_shapes[0]
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.variable is not None
+
+    @property
+    def label(self) -> str:
+        """The node's name, with the parameter's name for a leaf: ``AccumulateGrad (fc1.weight)``."""
+        return f"{self.name} ({self.variable_name})" if self.variable_name else self.name
+
+    def summary(self) -> tuple:
+        """The table row: number, label, output shape(s), ‖δ‖, and what went where."""
+        outputs = " ".join(_shape_text(s) for s in self.output_shapes)
+        deltas = " ".join(_norm_text(g) for g in self.grad_outputs)
+        if self.is_leaf:
+            sent = f".grad ‖{_norm_text(self.grad)}‖"
+        else:
+            sent = "  ".join(f"{_shape_text(shape)}:{_norm_text(grad)}"
+                             for shape, grad in zip(self.input_shapes, self.grad_inputs) if shape is not None)
+        return str(self.index), self.label, outputs, deltas, sent
+
+    def __repr__(self) -> str:
+        lines = [f"step {self.index}: {self.label}",
+                 f"  δ in   {' '.join(_shape_text(s) for s in self.output_shapes)}   "
+                 f"‖δ‖ = {' '.join(_norm_text(g) for g in self.grad_outputs)}"]
+        if self.is_leaf:
+            shape = _shape_text(tuple(self.variable.shape))
+            lines.append(f"  leaf   {shape}   ‖.grad‖ = {_norm_text(self.grad)}")
+        for i, (shape, grad) in enumerate(zip(self.input_shapes, self.grad_inputs)):
+            if shape is not None:
+                lines.append(f"  → input {i}  {_shape_text(shape)}   ‖grad‖ = {_norm_text(grad)}")
+        return "\n".join(lines)
+
+
+_HEADER = ("#", "node", "output", "‖δ‖", "sent to inputs  [shape]:‖grad‖")
+
+
+def format_table(rows: list) -> str:
+    """Rows of strings as left-aligned columns under :data:`_HEADER`."""
+    rows = [_HEADER, *rows]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(_HEADER) - 1)]
+    return "\n".join("  ".join([cell.ljust(w) for cell, w in zip(row, widths)] + [row[-1]]).rstrip()
+                     for row in rows)
+
+
+def edge_metadata(root: Tensor) -> dict:
+    """``{(node, output_nr): (shape, dtype, array type)}`` for every edge of ``root``'s graph.
+
+    A single-output node does not store its output's shape, but every consumer stored the
+    shape of what it received (``_input_meta``), and the root's is the root tensor's.
+    """
+    metadata = {root._gradient_edge(): (tuple(root.shape), root.array.dtype, type(root.array))}
+    seen, stack = set(), [root._gradient_edge()[0]]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for edge, meta in zip(node.next_functions, getattr(node, "_input_meta", ())):
+            if edge[0] is not None and meta is not None:
+                metadata[edge] = (tuple(meta[0]), meta[1], meta[2])
+                stack.append(edge[0])
+    return metadata
+
+
+class BackwardStepper:
+    """A backward pass from ``output`` that advances one node per :meth:`step`.
+
+    ``gradient`` is δ of ``output`` (default: 1 for a one-element output), as in
+    ``output.backward(gradient, retain_graph)``. ``params`` (e.g.
+    ``dict(model.named_parameters())``) names the leaves in records and tables.
+    """
+
+    def __init__(self, output: Tensor, gradient: Tensor | None = None, retain_graph: bool = False,
+                 params: dict | None = None):
+        root_grads = _root_gradients([output], [] if gradient is None else [gradient])
+        self._meta = edge_metadata(output)
+        self._names = {id(t): name for name, t in (params or {}).items()}
+        self._pass = BackwardPass([output._gradient_edge()], root_grads, retain_graph)
+        self._ran: set = set()
+        self.steps: list[BackwardStep] = []
+
+    # --- where we are ---------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once every node that receives a gradient has run."""
+        return self._pass.done
+
+    @property
+    def next_node(self) -> Node | None:
+        """The node the next :meth:`step` will run (None when done)."""
+        return self._pass.peek()
+
+    def peek(self) -> Node | None:
+        return self._pass.peek()
+
+    def _output_meta(self, node: Node, output_nr: int) -> tuple | None:
+        """(shape, dtype, array type) of one of ``node``'s outputs, None if it is not a float tensor."""
+        if isinstance(node, AccumulateGrad):
+            leaf = node.variable.array
+            return tuple(leaf.shape), leaf.dtype, type(leaf)
+        recorded = node._output_meta[output_nr]  # kept by multi-output nodes only
+        return recorded if recorded is not None else self._meta.get((node, output_nr))
+
+    def output_shapes(self, node: Node) -> tuple:
+        """The shape of each of ``node``'s outputs (None for an output that is not a float tensor)."""
+        metas = [self._output_meta(node, k) for k in range(len(node._output_meta))]
+        return tuple(None if meta is None else tuple(meta[0]) for meta in metas)
+
+    # --- reading and changing the gradients waiting for a node ----------------------------
+
+    def _pending_slots(self, node: Node | None) -> tuple:
+        node = self.next_node if node is None else node
+        if node is None:
+            raise RuntimeError("the backward pass is finished: no node is waiting for a gradient")
+        slots = self._pass.buffers.get(node)
+        if slots is None and (node in self._ran or self._pass.dependencies.get(node, 0) == 0):
+            where = "has already run" if node in self._ran else "is not waiting in this backward pass"
+            raise RuntimeError(f"{node.name()} {where}: its gradient can no longer be read or changed")
+        return node, slots
+
+    def pending_gradient(self, node: Node | None = None, output_nr: int = 0) -> Tensor | None:
+        """The δ buffered so far for ``node``'s output ``output_nr`` (default: the next node).
+
+        For the next node this is the complete sum it will receive; for a node further
+        down it is the part that has arrived so far (None if nothing has). It is a copy:
+        to change what the node receives, pass a new value to :meth:`set_gradient`.
+        """
+        _, slots = self._pending_slots(node)
+        grad = None if slots is None else slots[output_nr]
+        return None if grad is None else Tensor(grad.array.copy())
+
+    def set_gradient(self, grad: Tensor, node: Node | None = None, output_nr: int = 0) -> None:
+        """Replace the δ buffered for ``node``'s output ``output_nr`` (default: the next node).
+
+        The node's backward will receive ``grad`` (plus whatever still arrives from nodes
+        that have not run yet), and everything it sends on follows from it.
+        """
+        node, slots = self._pending_slots(node)
+        if not isinstance(grad, Tensor):
+            raise TypeError(f"set_gradient expects a Tensor, got {type(grad).__name__}")
+        meta = self._output_meta(node, output_nr)
+        array = grad.array.copy()  # ours: later in-place changes to ``grad`` don't leak in
+        if meta is not None:
+            if array.shape != meta[0]:
+                raise RuntimeError(f"set_gradient: {node.name()}'s output {output_nr} has shape "
+                                   f"{list(meta[0])}, got a gradient of shape {list(array.shape)}")
+            if type(array) is not meta[2]:
+                raise RuntimeError(f"set_gradient: the gradient is on {grad.device}, but "
+                                   f"{node.name()}'s output is not")
+            array = array.astype(meta[1], copy=False)
+        if slots is None:
+            slots = self._pass.buffers[node] = [None] * len(node._output_meta)
+        slots[output_nr] = Tensor(array)
+
+    # --- moving -----------------------------------------------------------------------------
+
+    def step(self) -> BackwardStep:
+        """Run the next node's backward; return what it received and what it sent."""
+        if self.done:
+            raise RuntimeError("the backward pass is finished: there is no node left to step")
+        node, grad_outputs, grad_inputs = self._pass.step()
+        self._ran.add(node)
+        record = BackwardStep(index=len(self.steps), node=node, name=node.name(),
+                              input_shapes=tuple(None if m is None else tuple(m[0])
+                                                 for m in getattr(node, "_input_meta", ())),
+                              output_shapes=self.output_shapes(node), grad_outputs=tuple(grad_outputs),
+                              grad_inputs=tuple(grad_inputs))
+        if isinstance(node, AccumulateGrad):
+            leaf = node.variable
+            record.variable = leaf
+            record.variable_name = self._names.get(id(leaf))
+            record.grad = None if leaf.grad is None else Tensor(leaf.grad.array.copy())
+        self.steps.append(record)
+        return record
+
+    def __iter__(self) -> Iterator[BackwardStep]:
+        while not self.done:
+            yield self.step()
+
+    def run(self) -> list[BackwardStep]:
+        """Run every remaining node; return their records."""
+        return list(self)
+
+    def _matcher(self, kind: Any) -> Callable[[Node], bool]:
+        """A node test from a name prefix ('Conv2d', 'AccumulateGrad'), a parameter's name,
+        a Node, a Function class, or a predicate."""
+        if isinstance(kind, str):
+            return lambda node: node.name().startswith(kind) or (
+                isinstance(node, AccumulateGrad) and self._names.get(id(node.variable)) == kind)
+        if isinstance(kind, Node):
+            return lambda node: node is kind
+        if isinstance(kind, type):
+            backward_cls = getattr(kind, "_backward_cls", kind)
+            return lambda node: isinstance(node, backward_cls)
+        if callable(kind):
+            return kind
+        raise TypeError(f"expected a name, a Node, a Function class or a predicate, "
+                        f"got {type(kind).__name__}")
+
+    def _waiting_nodes(self) -> list:
+        """Nodes that may still run: those with a gradient buffered or still to receive one."""
+        pending = dict.fromkeys(self._pass.buffers)
+        pending.update((n, None) for n, count in self._pass.dependencies.items() if count > 0)
+        return list(pending)
+
+    def run_until(self, kind: Any) -> Node:
+        """Run nodes up to, *not* including, the next one matching ``kind``; return that node.
+
+        It is then :attr:`next_node`: read or change its δ with :meth:`pending_gradient`
+        / :meth:`set_gradient` before it runs. ``kind`` is a name prefix (``"Conv2d"``
+        matches ``Conv2dFunctionBackward``), a parameter's name, a Node, a Function
+        class or a predicate ``node -> bool``.
+        """
+        matches = self._matcher(kind)
+        if not any(matches(node) for node in self._waiting_nodes()):
+            names = sorted({node.name() for node in self._waiting_nodes()})
+            raise ValueError(f"no node matching {kind!r} is left to run; "
+                             f"waiting: {', '.join(names) or 'none'}")
+        while not self.done and not matches(self.next_node):
+            self.step()
+        if self.done:
+            raise ValueError(f"the backward pass ended before a node matching {kind!r} received a gradient")
+        return self.next_node
+
+    def run_to(self, kind: Any) -> BackwardStep:
+        """Run nodes up to *and including* the next one matching ``kind``; return its record."""
+        self.run_until(kind)
+        return self.step()
+
+    # --- showing ------------------------------------------------------------------------------
+
+    def table(self) -> str:
+        """One line per step taken: number, node, output shape, ‖δ‖, and the gradients sent on."""
+        text = format_table([step.summary() for step in self.steps])
+        if not self.done:
+            text += f"\n(next: {self.next_node.name()})"
+        return text
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else f"next: {self.next_node.name()}"
+        return f"<BackwardStepper: {len(self.steps)} steps taken, {state}>"
+
+    def _repr_html_(self) -> str:
+        from html import escape  # noqa: PLC0415 (only notebooks need it)
+
+        def cells(row: tuple, tag: str) -> str:
+            return "".join(f"<{tag}>{escape(c)}</{tag}>" for c in row)
+
+        body = "".join(f"<tr>{cells(step.summary(), 'td')}</tr>" for step in self.steps)
+        footer = "" if self.done else f"<p>next: <code>{escape(self.next_node.name())}</code></p>"
+        return f"<table><tr>{cells(_HEADER, 'th')}</tr>{body}</table>{footer}"

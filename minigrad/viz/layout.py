@@ -1,0 +1,118 @@
+"""A layered layout for a small graph, in plain Python (no Graphviz needed).
+
+1. Layers: the longest path from each node to the output (``Graph.layers``), so all
+   edges point from a higher layer down to a lower one.
+2. An edge that skips layers gets one invisible waypoint per skipped layer, so it can
+   be routed around the boxes in between.
+3. Order within a layer: start from a depth-first walk (first argument leftmost), then
+   a few sweeps sort each layer by the mean position of its neighbours (the barycentre
+   heuristic), which removes most crossings.
+4. x positions: each item moves towards the mean x of its neighbours (an operation
+   only towards other operations, so a chain of operations stays straight), then the
+   layer is spread to keep one unit between neighbours, leaves giving way to operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from minigrad.viz.graph import Graph
+
+__all__ = ["Layout", "layered_layout"]
+
+
+@dataclass
+class Layout:
+    """``positions[i]`` is node i's (x, y); ``routes[k]`` the points edge k passes through (ends included)."""
+
+    positions: list[tuple[float, float]]
+    routes: list[list[tuple[float, float]]]
+    layers: list[int]
+
+
+def _depth_first_order(graph: Graph) -> list[int]:
+    """Nodes in preorder from the output, visiting inputs in argument order."""
+    inputs: list[list[tuple[int, int]]] = [[] for _ in graph.nodes]
+    for edge in graph.edges:
+        inputs[edge.target].append((edge.argument, edge.source))
+    order, seen, stack = [], set(), [0]
+    while stack:
+        index = stack.pop()
+        if index in seen:
+            continue
+        seen.add(index)
+        order.append(index)
+        stack.extend(source for _, source in sorted(inputs[index], reverse=True))
+    return order + [i for i in range(len(graph.nodes)) if i not in seen]
+
+
+def _spread(desired: list[float], priority: list[float]) -> list[float]:
+    """Positions in the same order, at least 1 apart, each as close to ``desired`` as it can be.
+
+    Items are placed by decreasing ``priority``: an operation gets the spot it wants and the
+    leaves around it move aside. Every placed pair ``j < k`` keeps ``x[k] - x[j] >= k - j``,
+    so there is always room for the items in between.
+    """
+    placed: dict[int, float] = {}
+    for i in sorted(range(len(desired)), key=lambda i: -priority[i]):
+        low = max((x + (i - j) for j, x in placed.items() if j < i), default=float("-inf"))
+        high = min((x - (j - i) for j, x in placed.items() if j > i), default=float("inf"))
+        placed[i] = min(max(desired[i], low), high)
+    return [placed[i] for i in range(len(desired))]
+
+
+def layered_layout(graph: Graph, sweeps: int = 12) -> Layout:
+    """Positions for every node of ``graph``: y is the layer (output at y = 0), x in box widths."""
+    layer = graph.layers()
+    # Items are nodes (their index) and waypoints (("via", edge number, layer)).
+    neighbours: dict = {i: [] for i in range(len(graph.nodes))}
+    chains = []
+    for k, edge in enumerate(graph.edges):
+        skipped = range(layer[edge.source] - 1, layer[edge.target], -1)
+        chain = [edge.source] + [("via", k, depth) for depth in skipped]
+        chain.append(edge.target)
+        for a, b in zip(chain, chain[1:]):
+            neighbours.setdefault(a, []).append(b)
+            neighbours.setdefault(b, []).append(a)
+        chains.append(chain)
+
+    rank = {index: r for r, index in enumerate(_depth_first_order(graph))}
+    item_layer = {item: (layer[item] if isinstance(item, int) else item[2]) for item in neighbours}
+    key = {item: (rank[item] if isinstance(item, int) else rank[graph.edges[item[1]].source] + 0.5)
+           for item in neighbours}
+    rows: list[list] = [[] for _ in range(max(layer) + 1)]
+    for item in sorted(neighbours, key=lambda item: key[item]):
+        rows[item_layer[item]].append(item)
+
+    x = {}
+    for row in rows:
+        for position, item in enumerate(row):
+            x[item] = position - (len(row) - 1) / 2
+
+    is_leaf = {item: isinstance(item, int) and graph.nodes[item].kind in ("parameter", "leaf")
+               for item in neighbours}
+    priority = {item: 0 if is_leaf[item] else 1 for item in neighbours}
+
+    def mean_x(item: object, side: int) -> float:
+        """Mean x of the item's neighbours in the layer on ``side`` (an operation ignores leaves);
+        an item with no neighbour there stays where it is."""
+        near = [n for n in neighbours[item] if item_layer[n] == item_layer[item] + side]
+        if not is_leaf[item]:
+            near = [n for n in near if not is_leaf[n]] or near
+        return sum(x[n] for n in near) / len(near) if near else x[item]
+
+    for sweep in range(sweeps):
+        # Even sweeps align each layer with the one below it (nearer the output), odd sweeps
+        # with the one above; each layer follows a neighbour layer that has just been placed.
+        side = -1 if sweep % 2 == 0 else 1
+        for depth in range(len(rows)) if side == -1 else range(len(rows) - 1, -1, -1):
+            row = rows[depth]
+            if sweep < sweeps // 2:  # first fix the order, then the coordinates
+                row.sort(key=lambda item: (mean_x(item, side), is_leaf[item]))
+            ranks = [priority[item] for item in row]
+            for item, value in zip(row, _spread([mean_x(item, side) for item in row], ranks)):
+                x[item] = value
+
+    positions = [(x[i], float(layer[i])) for i in range(len(graph.nodes))]
+    routes = [[(x[item], float(item_layer[item])) for item in chain] for chain in chains]
+    return Layout(positions, routes, layer)
