@@ -20,7 +20,7 @@ from minigrad.functions import *  # noqa: F403  (sum, mean, exp, cat, where, ...
 from minigrad.functions import abs, max, min, pow, sum  # noqa: A004, F401
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad.serialization import load, save
-from minigrad import optim  # mg.optim works after `import minigrad`, as torch.optim does
+from minigrad import nn, optim  # mg.nn and mg.optim work after `import minigrad`, as in torch
 from minigrad import data, utils  # noqa: E402  (after the tensor functions they use)
 
 float = float32  # noqa: A001  (PyTorch's aliases)
@@ -37,4 +37,4 @@ __all__ = ["__version__", "Tensor", "Size", "autograd", "backend", "cuda", "dtyp
            "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
            "set_default_dtype", "promote_types", "result_type", "Generator", "manual_seed", "seed",
-           "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "save", "load", "optim"]
+           "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "save", "load", "nn", "optim"]

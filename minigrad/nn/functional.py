@@ -1,0 +1,146 @@
+"""``minigrad.nn.functional`` (``F``): the layers as functions, with PyTorch's signatures.
+
+Each entry checks nothing itself and delegates to the operation in :mod:`minigrad.ops`
+where its forward and backward are written side by side:
+
+    linear          ops/linear.py          conv2d, unfold, fold   ops/conv/
+    max/avg_pool2d  ops/pool.py            batch_norm             ops/normalization.py
+    dropout         ops/dropout.py         cross_entropy, nll_loss, mse_loss   ops/loss.py
+    relu, sigmoid, tanh   ops/elementwise.py     softmax, log_softmax   ops/softmax.py
+"""
+
+from __future__ import annotations
+
+# ruff: noqa: A001, A002  (``input`` is PyTorch's argument name)
+import warnings
+from typing import Any
+
+from minigrad.ops import conv as _conv
+from minigrad.ops import dropout as _dropout
+from minigrad.ops import elementwise as _elementwise
+from minigrad.ops import linear as _linear
+from minigrad.ops import loss as _loss
+from minigrad.ops import normalization as _normalization
+from minigrad.ops import pool as _pool
+from minigrad.ops import shape as _shape
+from minigrad.ops import softmax as _softmax
+from minigrad.tensor import Tensor
+
+__all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "sigmoid", "tanh", "softmax",
+           "log_softmax", "dropout", "batch_norm", "cross_entropy", "nll_loss", "mse_loss", "pad", "unfold",
+           "fold"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = input Wᵀ + b for input (*, in_features), weight (out_features, in_features)."""
+    return _linear.linear(input, weight, bias)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1, *, algorithm: str | None = None) -> Tensor:
+    """2-D cross-correlation of input (N, C_in, H, W) with weight (C_out, C_in/groups, kh, kw).
+
+    ``algorithm``: ``'im2col'``, ``'rot180'``, ``'naive'``, or None for the current default.
+    """
+    return _conv.conv2d(input, weight, bias, stride, padding, dilation, groups, algorithm=algorithm)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum of each window; ``stride`` defaults to ``kernel_size``."""
+    return _pool.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """The mean of each window; ``stride`` defaults to ``kernel_size``."""
+    return _pool.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                            divisor_override)
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """im2col: (N, C, H, W) -> (N, C·kh·kw, L), one column per sliding block."""
+    return _conv.unfold(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
+    """col2im: (N, C·kh·kw, L) -> (N, C, H, W), overlapping blocks summed."""
+    return _conv.fold(input, output_size, kernel_size, dilation, padding, stride)
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad with ``value``; ``pad`` lists (before, after) widths starting from the last dimension."""
+    return _shape.pad(input, pad, mode, value)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0)."""
+    return input.relu_() if inplace else _elementwise.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    """1 / (1 + e⁻ˣ)."""
+    return _elementwise.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return _elementwise.tanh(input)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """e^xᵢ / Σⱼ e^xⱼ along ``dim``."""
+    return _softmax.softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """xᵢ − log Σⱼ e^xⱼ along ``dim`` (stable: log-sum-exp)."""
+    return _softmax.log_softmax(input, dim, dtype)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero elements with probability ``p`` and scale the rest by 1/(1 − p); identity unless ``training``."""
+    return _dropout.dropout(input, p, training, inplace)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (axis 1) of input (N, C, *) by batch or running statistics, then γ·x̂ + β."""
+    return _normalization.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """PyTorch's deprecated ``size_average``/``reduce`` flags, translated to ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction instead.",
+                  stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else "mean" if size_average else "sum"
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """−log softmax(input)[target] for logits (N, C, *) and int64 class indices (N, *) (or probabilities)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _loss.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """−input[target] for log-probabilities (N, C, *) and int64 class indices (N, *)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _loss.nll_loss(input, target, weight, ignore_index, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+             reduction: str = "mean") -> Tensor:
+    """(input − target)², averaged (or summed, or not reduced)."""
+    return _loss.mse_loss(input, target, _legacy_reduction(size_average, reduce, reduction))

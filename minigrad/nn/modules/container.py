@@ -1,0 +1,199 @@
+"""Containers: ``Sequential`` (a pipeline), ``ModuleList`` and ``ModuleDict`` (registered collections).
+
+A plain Python list of layers is invisible to ``parameters()``; these register every
+element as a child module under its index (``"0"``, ``"1"``, ...) or key.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from minigrad.nn.modules.module import Module, _addindent
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+
+
+def _index(index: int, length: int, kind: str) -> int:
+    """A non-negative position from a possibly negative index, with PyTorch's IndexError."""
+    if not -length <= index < length:
+        raise IndexError(f"index {index} is out of range for a {kind} of length {length}")
+    return index % length
+
+
+class Sequential(Module):
+    """Modules applied in order: ``Sequential(a, b, c)(x) == c(b(a(x)))``.
+
+    ``Sequential(OrderedDict([("conv", ...), ("relu", ...)]))`` names the children.
+    """
+
+    def __init__(self, *args: Any):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for index, module in enumerate(args):
+                self.add_module(str(index), module)
+
+    def forward(self, input: Any) -> Any:  # noqa: A002 (PyTorch's name)
+        for module in self._modules.values():
+            input = module(input)  # noqa: A001
+        return input
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[index]))
+        return list(self._modules.values())[_index(index, len(self), "Sequential")]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        key = list(self._modules)[_index(index, len(self), "Sequential")]
+        setattr(self, key, module)
+
+    def __delitem__(self, index: int | slice) -> None:
+        keys = list(self._modules)
+        doomed = keys[index] if isinstance(index, slice) else [keys[_index(index, len(self), "Sequential")]]
+        for key in doomed:
+            del self._modules[key]
+        if all(key.isdigit() for key in self._modules):  # keep the numbering 0, 1, 2, ... (as PyTorch)
+            self.__dict__["_modules"] = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> Sequential:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self.__dict__["_modules"] = OrderedDict()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules, registered so that their parameters belong to the parent. No ``forward``."""
+
+    def __init__(self, modules: Iterable[Module] | None = None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return type(self)(list(self._modules.values())[index])
+        return self._modules[str(_index(index, len(self), "ModuleList"))]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        setattr(self, str(_index(index, len(self), "ModuleList")), module)
+
+    def __delitem__(self, index: int | slice) -> None:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            del modules[index]
+        else:
+            del modules[_index(index, len(self), "ModuleList")]
+        self.__dict__["_modules"] = OrderedDict((str(i), m) for i, m in enumerate(modules))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        if isinstance(modules, (Module, str)) or not hasattr(modules, "__iter__"):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got "
+                            f"{type(modules).__name__}")
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self.__dict__["_modules"] = OrderedDict()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+
+    def __repr__(self) -> str:
+        """Runs of identical children print once, as ``(0-2): 3 x Linear(...)`` (as PyTorch)."""
+        reprs = [repr(module) for module in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs = []                                    # [first index, last index, repr]
+        for i, text in enumerate(reprs):
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [_addindent(f"({first}): {text}" if first == last else
+                            f"({first}-{last}): {last - first + 1} x {text}", 2)
+                 for first, last, text in runs]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """A dict of modules (insertion-ordered), registered under their keys. No ``forward``."""
+
+    def __init__(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def keys(self) -> Iterable[str]:
+        return self._modules.keys()
+
+    def items(self) -> Iterable[tuple[str, Module]]:
+        return self._modules.items()
+
+    def values(self) -> Iterable[Module]:
+        return self._modules.values()
+
+    def pop(self, key: str) -> Module:
+        return self._modules.pop(key)
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def update(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]]) -> None:
+        pairs = modules.items() if isinstance(modules, Mapping) else modules
+        for key, module in pairs:
+            self[key] = module

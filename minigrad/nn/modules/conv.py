@@ -1,0 +1,106 @@
+"""``nn.Conv2d``: a learnable 2-D convolution (cross-correlation), as PyTorch's.
+
+The module holds the weight (C_out, C_in/groups, kh, kw) and bias (C_out) and its
+forward is one call to ``F.conv2d``; how the convolution and its backward are
+computed ('im2col', 'rot180' or 'naive') is chosen by ``algorithm=`` or by the
+enclosing ``with nn.conv_algorithm(...)`` when the forward runs.
+"""
+
+from __future__ import annotations
+
+# ruff: noqa: A002  (``input`` is PyTorch's argument name)
+import math
+from typing import Any
+
+from minigrad.creation import empty
+from minigrad.nn import functional as F
+from minigrad.nn import init
+from minigrad.nn.modules.module import Module
+from minigrad.nn.modules.utils import _pair
+from minigrad.nn.parameter import Parameter
+from minigrad.ops.conv.algorithms import ALGORITHMS
+from minigrad.tensor import Tensor
+
+__all__ = ["Conv2d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+class Conv2d(Module):
+    """y[n, o] = b[o] + Σ_c W[o, c] ⋆ x[n, c]: input (N, C_in, H, W) -> (N, C_out, H_out, W_out).
+
+    H_out = ⌊(H + 2·padding − dilation·(kh − 1) − 1) / stride⌋ + 1 (likewise W_out).
+    ``kernel_size``, ``stride``, ``padding``, ``dilation``: an int or a pair; ``padding`` may
+    also be ``'valid'`` (none) or ``'same'`` (output as large as the input, stride 1).
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None, *,
+                 algorithm: str | None = None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        stride = _pair(stride)
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        else:
+            padding = _pair(padding)
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"Conv2d: padding_mode='{padding_mode}' is not implemented in minigrad "
+                                      "(only 'zeros')")
+        if algorithm is not None and algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown convolution algorithm {algorithm!r}; expected one of "
+                             f"{', '.join(repr(name) for name in ALGORITHMS)}")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = _pair(kernel_size), stride, padding
+        self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
+        self.transposed, self.output_padding = False, (0, 0)
+        self.algorithm = algorithm
+        self.weight = Parameter(empty(out_channels, in_channels // groups, *self.kernel_size, device=device,
+                                      dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """W ~ U(−1/√fan_in, 1/√fan_in) (Kaiming-uniform, a = √5), b likewise; fan_in = C_in/groups·kh·kw."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
+                        algorithm=self.algorithm)
+
+    def extra_repr(self) -> str:
+        text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}"
+        text += f", stride={self.stride}"
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        if self.algorithm is not None:
+            text += f", algorithm={self.algorithm!r}"
+        return text

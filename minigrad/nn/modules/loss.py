@@ -1,0 +1,67 @@
+"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss`` (the fused Functions are in ops/loss.py)."""
+
+from __future__ import annotations
+
+# ruff: noqa: A002  (``input`` is PyTorch's argument name)
+from minigrad.nn import functional as F
+from minigrad.nn.functional import _legacy_reduction
+from minigrad.nn.modules.module import Module
+from minigrad.ops.loss import check_reduction
+from minigrad.tensor import Tensor
+
+__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss"]
+
+
+class _Loss(Module):
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        check_reduction(self.reduction)
+
+
+class _WeightedLoss(_Loss):
+    """A loss with per-class weights, kept as a buffer (so it moves with ``to()`` and is saved)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """loss = −log softmax(x)[target], averaged over targets (weighted, ``ignore_index`` skipped).
+
+    Input: logits (N, C) or (N, C, d1, ...); target: int64 class indices (N) or (N, d1, ...),
+    or class probabilities of the input's shape.
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    """loss = −input[target] for log-probabilities (use after ``LogSoftmax``)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """loss = (input − target)², averaged over all elements (or summed, or not reduced)."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)

@@ -1,0 +1,272 @@
+"""Classification losses as fused Functions: cross-entropy and negative log-likelihood.
+
+Both see the input as rows: (N, C) as it is, (C,) as one row, (N, C, d1, ...) with the
+class axis moved last and flattened to (N·d1·..., C). Row i has target class tᵢ and
+weight aᵢ = w[tᵢ] (0 where tᵢ == ignore_index). With log-probabilities ℓ:
+
+    nll:            lossᵢ = −aᵢ ℓ[i, tᵢ]                       d lossᵢ / d ℓᵢ = −aᵢ onehot(tᵢ)
+    cross-entropy:  ℓ = log_softmax(x) (log-sum-exp),           d lossᵢ / d xᵢ = aᵢ (softmax(xᵢ) − onehot(tᵢ))
+
+'mean' divides the sum by Σ aᵢ (the weighted count of rows that are not ignored),
+'sum' does not, 'none' returns one loss per target. Label smoothing ε mixes in a
+uniform target: (1 − ε) times the loss above plus ε/C · Σ_c −w_c ℓ[i, c].
+The mean squared error at the end is composed of ordinary ops.
+"""
+
+# ruff: noqa: A001, A002  (``input`` is PyTorch's argument name)
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
+from minigrad.ops._util import wrap, xp_of
+from minigrad.tensor import Tensor
+
+REDUCTIONS = ("none", "mean", "sum")
+
+
+# --- layout: classes last, one row per target ----------------------------------------------------
+
+def to_rows(x: Any) -> Any:
+    """(C,) -> (1, C);  (N, C) as is;  (N, C, d1, ...) -> (N·d1·..., C)."""
+    if x.ndim == 1:
+        return x.reshape(1, -1)
+    if x.ndim == 2:
+        return x
+    return get_array_module(x).moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+
+
+def from_rows(rows: Any, shape: tuple) -> Any:
+    """The inverse of :func:`to_rows` for an input of ``shape``."""
+    if len(shape) <= 2:
+        return rows.reshape(shape)
+    moved = rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],))
+    return get_array_module(rows).moveaxis(moved, -1, 1)
+
+
+def log_softmax_rows(x: Any) -> Any:
+    """ℓ = x − logsumexp(x) along the last axis; subtracting the max keeps every exponent ≤ 0."""
+    xp = get_array_module(x)
+    shifted = x - x.max(axis=1, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def _row_weights(ctx: Any, target: Tensor, weight: Tensor | None, ignore_index: int, dtype: Any) -> Any:
+    """aᵢ = w[tᵢ] (1 without weights), 0 for ignored rows; keeps tᵢ (ignored -> class 0) in ctx."""
+    xp = xp_of(target)
+    t = target.array.reshape(-1)
+    valid = t != ignore_index
+    ctx.classes = xp.where(valid, t, 0)
+    ctx.valid = valid
+    if weight is None:
+        return valid.astype(dtype)
+    return weight.array.astype(dtype, copy=False)[ctx.classes] * valid
+
+
+def _reduce(per_row: Any, reduction: str, total_weight: Any, target_shape: tuple) -> Any:
+    if reduction == "none":
+        return per_row.reshape(target_shape)
+    if reduction == "sum":
+        return per_row.sum()
+    return per_row.sum() / total_weight
+
+
+def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Any:
+    """How much each row's loss contributes to the output: ∂ out / ∂ lossᵢ, shaped (M, 1) or scalar."""
+    g = grad.array
+    if reduction == "none":
+        return g.reshape(-1, 1)
+    if reduction == "sum":
+        return g
+    return g / total_weight
+
+
+class CrossEntropy(Function):
+    """loss = −Σ_c q_c log_softmax(x)_c with q the (smoothed) one-hot target;  dx = scale · (softmax − q)."""
+
+    @staticmethod
+    def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing):
+        xp = xp_of(input)
+        x = to_rows(input.array)
+        classes = x.shape[1]
+        logp = log_softmax_rows(x)
+        a = _row_weights(ctx, target, weight, ignore_index, x.dtype)
+        picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
+        per_row = -a * picked
+        if label_smoothing > 0:
+            w = 1 if weight is None else weight.array.astype(x.dtype, copy=False)
+            uniform = -(logp * w).sum(axis=1) * ctx.valid                # Σ_c −w_c ℓ[i, c]
+            per_row = (1 - label_smoothing) * per_row + (label_smoothing / classes) * uniform
+        ctx.total_weight = a.sum()
+        ctx.settings = (reduction, label_smoothing, input.shape)
+        ctx.row_weight = a
+        ctx.save_for_backward(wrap(logp), weight)
+        return wrap(_reduce(per_row, reduction, ctx.total_weight, target.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        logp, weight = ctx.saved_tensors
+        xp = xp_of(grad)
+        reduction, smoothing, input_shape = ctx.settings
+        probs = xp.exp(logp.array)
+        scale = _row_scale(grad, reduction, ctx.total_weight)
+        onehot = xp.arange(probs.shape[1]) == ctx.classes[:, None]
+        pick = ctx.row_weight[:, None] * scale * (1 - smoothing)         # how much of (softmax − onehot)
+        grad_rows = pick * (probs - onehot)
+        if smoothing > 0:
+            classes = probs.shape[1]
+            w = xp.ones(classes, dtype=probs.dtype) if weight is None else weight.array.astype(probs.dtype)
+            spread = (smoothing / classes) * scale * ctx.valid[:, None]
+            grad_rows = grad_rows + spread * (w.sum() * probs - w)       # d(Σ_c −w_c ℓ_c)/dx = W·p − w
+        return wrap(from_rows(grad_rows, input_shape)), None, None, None, None, None
+
+
+class CrossEntropyProbs(Function):
+    """Soft targets q (x's shape): loss = −Σ_c w_c q_c log_softmax(x)_c;   dx = (Σ_c w_c q_c) p − w ⊙ q."""
+
+    @staticmethod
+    def forward(ctx, input, target, weight, reduction, label_smoothing):
+        x = to_rows(input.array)
+        classes = x.shape[1]
+        q = to_rows(target.array)
+        if label_smoothing > 0:
+            q = q * (1 - label_smoothing) + label_smoothing / classes
+        w = 1 if weight is None else weight.array.astype(x.dtype, copy=False)
+        logp = log_softmax_rows(x)
+        per_row = -(w * q * logp).sum(axis=1)
+        ctx.settings = (reduction, label_smoothing, input.shape, x.shape[0])
+        ctx.save_for_backward(wrap(logp), wrap(q), weight)
+        batch = target.shape[:1] + target.shape[2:] if target.ndim > 1 else ()
+        return wrap(_reduce(per_row, reduction, x.shape[0], batch))
+
+    @staticmethod
+    def backward(ctx, grad):
+        logp, q, weight = ctx.saved_tensors
+        xp = xp_of(grad)
+        reduction, smoothing, input_shape, rows = ctx.settings
+        w = 1 if weight is None else weight.array.astype(logp.dtype.numpy, copy=False)
+        scale = _row_scale(grad, reduction, rows)
+        weighted_q = w * q.array
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            probs = xp.exp(logp.array)
+            grad_input = wrap(from_rows(scale * (weighted_q.sum(axis=1, keepdims=True) * probs - weighted_q),
+                                        input_shape))
+        if ctx.needs_input_grad[1]:
+            grad_target = wrap(from_rows(-scale * (1 - smoothing) * w * logp.array, input_shape))
+        return grad_input, grad_target, None, None, None
+
+
+class NLL(Function):
+    """loss = −aᵢ ℓ[i, tᵢ] for log-probabilities ℓ;   dℓ = −scaleᵢ · aᵢ at column tᵢ, 0 elsewhere."""
+
+    @staticmethod
+    def forward(ctx, input, target, weight, ignore_index, reduction):
+        xp = xp_of(input)
+        logp = to_rows(input.array)
+        a = _row_weights(ctx, target, weight, ignore_index, logp.dtype)
+        picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
+        ctx.total_weight = a.sum()
+        ctx.row_weight = a
+        ctx.settings = (reduction, input.shape)
+        return wrap(_reduce(-a * picked, reduction, ctx.total_weight, target.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        xp = xp_of(grad)
+        reduction, input_shape = ctx.settings
+        scale = _row_scale(grad, reduction, ctx.total_weight)
+        columns = input_shape[1] if len(input_shape) > 1 else input_shape[0]
+        onehot = xp.arange(columns) == ctx.classes[:, None]             # a scatter without add.at
+        grad_rows = onehot * (-ctx.row_weight[:, None] * scale)
+        return wrap(from_rows(grad_rows.astype(grad.array.dtype, copy=False), input_shape)), \
+            None, None, None, None
+
+
+# --- argument checks, with PyTorch's exception types and the shapes involved -------------------------
+
+def check_reduction(reduction: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction (expected 'none', 'mean' or 'sum')")
+
+
+def check_class_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> None:
+    """Shapes (input (N, C, *) with target (N, *), or (C,) with ()), dtype int64, classes in range."""
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long (int64) class indices, but got "
+                           f"{target.dtype.name} (input of shape {list(input.shape)}, target of shape "
+                           f"{list(target.shape)})")
+    shapes = f"input of shape {list(input.shape)}, target of shape {list(target.shape)}"
+    if input.ndim == 0:
+        raise RuntimeError(f"expected an input of at least 1 dimension (C) or (N, C, ...), got {shapes}")
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise RuntimeError(f"an unbatched input of shape (C,) needs a 0-dimensional target, got {shapes}")
+    elif input.ndim == 2:
+        if target.ndim != 1:
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported ({shapes})")
+        if target.shape[0] != input.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0]}) ({shapes}).")
+    elif tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}): "
+                           f"the target must have the input's shape without its class dimension 1")
+    classes = input.shape[-1] if input.ndim == 1 else input.shape[1]
+    if weight is not None and tuple(weight.shape) != (classes,):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes "
+                           f"but got weight tensor of shape: {list(weight.shape)}")
+    t = target.array
+    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
+    if t.size and bool(bad.any()):  # checked here: CuPy would silently wrap a bad index around
+        value = int(t[bad].reshape(-1)[0])
+        raise IndexError(f"Target {value} is out of bounds. (Class indices must lie in [0, {classes - 1}] "
+                         f"for an input with {classes} classes, or equal ignore_index={ignore_index}.)")
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy of logits ``input`` (N, C, *) against class indices (N, *) or probabilities (N, C, *)."""
+    check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"cross_entropy expects floating point logits, got {input.dtype.name}")
+    if target.dtype.is_floating_point:
+        if target.shape != input.shape:
+            raise RuntimeError(f"cross_entropy: a floating point target holds class probabilities and must "
+                               f"have the input's shape, but got input of shape {list(input.shape)} and "
+                               f"target of shape {list(target.shape)} (int64 targets are class indices)")
+        if ignore_index != -100:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        if weight is not None and tuple(weight.shape) != (input.shape[1 if input.ndim > 1 else 0],):
+            raise RuntimeError(f"weight tensor should have one entry per class, got {list(weight.shape)}")
+        return CrossEntropyProbs.apply(input, target.to(input.dtype), weight, reduction, label_smoothing)
+    check_class_target(input, target, weight, ignore_index)
+    return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` (N, C, *) at class indices ``target`` (N, *)."""
+    check_reduction(reduction)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"nll_loss expects floating point log-probabilities, got {input.dtype.name}")
+    check_class_target(input, target, weight, ignore_index)
+    return NLL.apply(input, target, weight, ignore_index, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (composed of ops)."""
+    check_reduction(reduction)
+    if input.shape != target.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+    diff = input - target
+    squared = diff * diff
+    if reduction == "none":
+        return squared
+    return squared.sum() if reduction == "sum" else squared.mean()

@@ -1,0 +1,116 @@
+"""Batch normalisation as one Function with the closed-form gradient.
+
+Statistics are taken per channel (axis 1) over every other axis, N·H·W values each:
+
+    training:   μ, σ² = mean and biased variance of the batch,   x̂ = (x − μ) / √(σ² + ε)
+    evaluation: μ, σ² = the running estimates
+    y = γ x̂ + β
+
+    dβ = Σ dy,    dγ = Σ dy ⊙ x̂,
+    dx = γ / √(σ² + ε) · (dy − mean(dy) − x̂ · mean(dy ⊙ x̂))     (training: μ, σ² depend on x)
+    dx = γ / √(σ² + ε) · dy                                        (evaluation: they do not)
+
+The training formula is the chain rule through μ and σ² done once on paper, so the
+backward is three reductions and one elementwise expression instead of a dozen nodes.
+"""
+
+# ruff: noqa: A001, A002  (``input`` is PyTorch's argument name)
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.autograd.function import Function
+from minigrad.ops._util import wrap, xp_of
+from minigrad.tensor import Tensor
+
+
+def _channel_layout(x: Any) -> tuple:
+    """The axes reduced over (all but 1) and the shape that broadcasts a (C,) vector over x."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return axes, shape
+
+
+class BatchNorm(Function):
+    """y = γ (x − μ) / √(σ² + ε) + β with batch (training) or running (evaluation) statistics."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
+        xp = xp_of(input)
+        x = input.array
+        axes, shape = _channel_layout(x)
+        if training:
+            mean = x.mean(axis=axes)
+            centred = x - mean.reshape(shape)
+            var = (centred * centred).mean(axis=axes)                  # biased: used to normalise
+            if running_mean is not None:
+                _update_running_stats(running_mean, running_var, mean, var, x.size // x.shape[1], momentum)
+        else:
+            centred = x - running_mean.array.reshape(shape).astype(x.dtype, copy=False)
+            var = running_var.array.astype(x.dtype, copy=False)
+        inv_std = 1.0 / xp.sqrt(var + eps)
+        normalized = centred * inv_std.reshape(shape)
+        out = normalized * weight.array.reshape(shape) if weight is not None else normalized.copy()
+        if bias is not None:
+            out += bias.array.reshape(shape)
+        ctx.training, ctx.inv_std = training, inv_std
+        ctx.save_for_backward(wrap(normalized), weight)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        normalized, weight = ctx.saved_tensors
+        g, x_hat = grad.array, normalized.array
+        axes, shape = _channel_layout(g)
+        sum_g = g.sum(axis=axes)                                        # = dβ
+        sum_g_xhat = (g * x_hat).sum(axis=axes)                         # = dγ
+        grad_input = None
+        if ctx.needs_input_grad[0]:
+            scale = ctx.inv_std if weight is None else weight.array * ctx.inv_std
+            if ctx.training:
+                count = g.size // g.shape[1]
+                g = g - (sum_g / count).reshape(shape) - x_hat * (sum_g_xhat / count).reshape(shape)
+            grad_input = wrap(g * scale.reshape(shape))
+        grad_weight = wrap(sum_g_xhat) if ctx.needs_input_grad[1] else None
+        grad_bias = wrap(sum_g) if ctx.needs_input_grad[2] else None
+        return grad_input, grad_weight, grad_bias, None, None, None, None, None
+
+
+def _update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Any, var: Any, count: int,
+                          momentum: float) -> None:
+    """r ← (1 − m) r + m · batch statistic, in place; the variance stored is the unbiased one."""
+    unbiased = var * (count / max(count - 1, 1))
+    running_mean.mul_(1 - momentum).add_(wrap(mean), alpha=momentum)
+    running_var.mul_(1 - momentum).add_(wrap(unbiased), alpha=momentum)
+
+
+def _check_channel_vector(name: str, value: Tensor | None, channels: int) -> None:
+    if value is not None and tuple(value.shape) != (channels,):
+        raise RuntimeError(f"batch_norm: {name} should contain {channels} elements (one per channel of the "
+                           f"input), but got a tensor of shape {list(value.shape)}")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """``F.batch_norm`` for input (N, C, *): normalise each channel, then scale by γ and shift by β.
+
+    In training, the running estimates (if given) are updated in place with ``momentum``.
+    """
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm expects an input of at least 2 dimensions (N, C, ...), but got "
+                         f"input of shape {list(input.shape)}")
+    channels = input.shape[1]
+    for name, value in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                        ("bias", bias)):
+        _check_channel_vector(name, value, channels)
+    if training:
+        if input.numel() // max(channels, 1) <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{input.shape}")
+        if (running_mean is None) != (running_var is None):
+            raise RuntimeError("batch_norm: running_mean and running_var must both be given or both be None")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return BatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training), momentum, eps)
