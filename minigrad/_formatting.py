@@ -18,7 +18,8 @@ _IMPLICIT_DTYPES = ("float32", "int64", "bool")  # PyTorch does not print these
 def _float_formatter(values: numpy.ndarray) -> Any:
     """PyTorch's choice of format, every element padded to the widest one."""
     plain = _plain_float_formatter(values)
-    width = max((len(plain(v)) for v in values.reshape(-1)), default=0)
+    # PyTorch measures only the finite values: nan and inf do not widen the others
+    width = max((len(plain(v)) for v in values[numpy.isfinite(values)].reshape(-1)), default=0)
     return lambda v: plain(v).rjust(width)
 
 
@@ -27,12 +28,13 @@ def _plain_float_formatter(values: numpy.ndarray) -> Any:
     finite = numpy.abs(values[numpy.isfinite(values)].astype(numpy.float64))
     if finite.size == 0:
         return lambda v: f"{v}"
+    nonzero = finite[finite != 0]
+    wide = nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8)
     if numpy.all(finite == numpy.round(finite)):
-        if finite.max() > 1e8:
+        if wide:
             return lambda v: f"{v:.4e}"
         return lambda v: f"{v:.0f}." if numpy.isfinite(v) else f"{v}"
-    nonzero = finite[finite != 0]
-    if nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8 or nonzero.min() < 1e-4):
+    if wide or (nonzero.size and nonzero.min() < 1e-4):
         return lambda v: f"{v:.4e}"
     return lambda v: f"{v:.4f}"
 
@@ -44,8 +46,12 @@ def tensor_repr(t: Any) -> str:
     if host.dtype.kind == "f":
         summary = host if host.size <= _THRESHOLD else _edges(host)
         formatter = {"float_kind": _float_formatter(summary)}
+    elif host.dtype.kind == "b":  # "True" is padded to the width of "False" only when one is shown
+        width = 5 if not (host if host.size <= _THRESHOLD else _edges(host)).all() else 4
+        formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
     body = numpy.array2string(host, separator=", ", prefix=prefix, max_line_width=_LINE_WIDTH,
                               threshold=_THRESHOLD, edgeitems=_EDGE_ITEMS, formatter=formatter)
+    body = body.replace(", ..., ", ",  ..., ")  # PyTorch's elided elements read " ..." within a row
     suffixes = []
     if host.size == 0 and host.shape != (0,):
         suffixes.append(f"size={tuple(host.shape)}")

@@ -43,24 +43,27 @@ def _finish(host: numpy.ndarray, device: Any, requires_grad: bool) -> Tensor:
 
 
 def _python_dtype(data: Any) -> _dtypes.dtype:
-    """The dtype PyTorch infers for nested Python data: bool < int64 < default float."""
-    found = _dtypes.bool
+    """The dtype PyTorch infers for nested data: Python bool < int (int64) < float (the default
+    float); NumPy scalars and arrays and tensors bring their own dtype; empty data is a float."""
+    found = None
     stack = [data]
     while stack:
         item = stack.pop()
         if isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif isinstance(item, Tensor):
-            found = _dtypes.promote_types(found, item.dtype)
-        elif isinstance(item, (bool, numpy.bool_)):
-            pass
-        elif isinstance(item, (int, numpy.integer)):
-            found = _dtypes.promote_types(found, _dtypes.int64)
-        elif isinstance(item, (float, numpy.floating)):
-            found = _dtypes.promote_types(found, _dtypes.get_default_dtype())
+            continue
+        if isinstance(item, (Tensor, numpy.ndarray, numpy.generic)):
+            current = _dtypes.as_dtype(item.dtype)
+        elif isinstance(item, bool):
+            current = _dtypes.bool
+        elif isinstance(item, int):
+            current = _dtypes.int64
+        elif isinstance(item, float):
+            current = _dtypes.get_default_dtype()
         else:
             raise TypeError(f"Could not infer dtype of {type(item).__name__}")
-    return found
+        found = current if found is None else _dtypes.promote_types(found, current)
+    return _dtypes.get_default_dtype() if found is None else found
 
 
 def _nested_tensors_to_host(data: Any) -> Any:
@@ -104,7 +107,8 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     if isinstance(data, Tensor) and (dtype is None or _dtypes.as_dtype(dtype) is data.dtype) and (
             device is None or backend.Device(device) == data.device):
         return data
-    if isinstance(data, numpy.ndarray) and dtype is None and device in (None, "cpu"):
+    target = backend.default_device() if device is None else backend.Device(device)
+    if isinstance(data, numpy.ndarray) and dtype is None and target == backend.CPU:
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -231,17 +235,20 @@ def _like(other: Tensor, dtype: Any, device: Any) -> tuple:
     return (other.dtype if dtype is None else dtype), (other.device if device is None else device)
 
 
-def zeros_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(other: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
     dtype, device = _like(other, dtype, device)
     return zeros(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def ones_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones_like(other: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
     dtype, device = _like(other, dtype, device)
     return ones(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def empty_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_like(other: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
     dtype, device = _like(other, dtype, device)
     return empty(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
@@ -252,11 +259,13 @@ def full_like(other: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
     return full(other.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def rand_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand_like(other: Tensor, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
     dtype, device = _like(other, dtype, device)
     return rand(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def randn_like(other: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn_like(other: Tensor, *, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
     dtype, device = _like(other, dtype, device)
     return randn(other.shape, dtype=dtype, device=device, requires_grad=requires_grad)

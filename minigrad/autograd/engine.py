@@ -12,6 +12,7 @@ stepper can pause between nodes; :func:`run_backward` simply steps until the end
 from __future__ import annotations
 
 import heapq
+import os
 import traceback
 from typing import Any, Sequence
 
@@ -51,12 +52,20 @@ def _zeros_for(meta: tuple) -> Tensor:
     return Tensor(backend.array_module_for_type(array_type).zeros(shape, dtype=dtype))
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _in_minigrad(filename: str) -> bool:
+    """A frame of minigrad's own code (not a user's file that merely sits in a folder called minigrad)."""
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR)
+
+
 def _check_nan(node: Node, index: int, grad: Tensor) -> None:
     array = grad._array
     if bool((array != array).any()):
         where = ""
         if node._trace:
-            frames = [f for f in node._trace if "/minigrad/" not in f.filename.replace("\\", "/")] or node._trace
+            frames = [f for f in node._trace if not _in_minigrad(f.filename)] or node._trace
             where = ("\nThe operation was created at (most recent call last):\n"
                      + "".join(traceback.format_list(frames)))
         raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.{where}")

@@ -27,14 +27,15 @@ def _numeric_jacobian_column(fn: Callable, inputs: tuple, tensor: Tensor, flat_i
     """d(outputs)/d(tensor[flat_index]) by central differences, one flat array per output."""
     from minigrad.autograd.grad_mode import no_grad  # noqa: PLC0415
 
-    flat = tensor.array.reshape(-1)
-    original = flat[flat_index].copy() if hasattr(flat[flat_index], "copy") else flat[flat_index]
+    array = tensor.array
+    index = _unravel(flat_index, array.shape)  # not a flat view: the input may be non-contiguous
+    original = array[index].copy() if hasattr(array[index], "copy") else array[index]
     with no_grad():
-        flat[flat_index] = original + eps
+        array[index] = original + eps
         plus = [o.array.astype("float64").reshape(-1).copy() for o in _outputs(fn, inputs)]
-        flat[flat_index] = original - eps
+        array[index] = original - eps
         minus = [o.array.astype("float64").reshape(-1).copy() for o in _outputs(fn, inputs)]
-        flat[flat_index] = original
+        array[index] = original
     return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
 
 

@@ -11,7 +11,7 @@ from minigrad.tensor import Tensor, _normalize_dim
 
 
 def as_operand(value: Any, like: Tensor) -> Any:
-    """A Tensor or Python number for an elementwise op; arrays and lists become Tensors on ``like``'s device."""
+    """A Tensor or Python number for an elementwise op (arrays and lists: Tensors on ``like``'s device)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, Number):
@@ -64,3 +64,30 @@ def mark_view(out: Tensor, base: Tensor) -> Tensor:
     if xp.may_share_memory(out._array, base._array):
         out._base = base if base._base is None else base._base
     return out
+
+
+def check_broadcast(*operands: Any) -> None:
+    """Raise PyTorch's RuntimeError if the Tensor operands' shapes do not broadcast together."""
+    shapes = [tuple(o.shape) for o in operands if isinstance(o, Tensor)]
+    if not shapes:
+        return
+    result = shapes[0]
+    for shape in shapes[1:]:
+        ndim = max(len(result), len(shape))
+        a, b = (1,) * (ndim - len(result)) + result, (1,) * (ndim - len(shape)) + shape
+        for dim in reversed(range(ndim)):  # PyTorch reports the last mismatching dimension
+            if a[dim] != b[dim] and a[dim] != 1 and b[dim] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[dim]}) must match the size of tensor b "
+                                   f"({b[dim]}) at non-singleton dimension {dim} "
+                                   f"(shapes {list(result)} and {list(shape)})")
+        result = tuple(n if n != 1 else m for n, m in zip(a, b))
+
+
+def apply_broadcasting(function: Any, *args: Any) -> Any:
+    """``function.apply(*args)`` for an elementwise op: operands that do not broadcast raise
+    PyTorch's RuntimeError naming both shapes (not the array library's ValueError)."""
+    try:
+        return function.apply(*args)
+    except ValueError:
+        check_broadcast(*args)
+        raise

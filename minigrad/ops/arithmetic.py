@@ -11,7 +11,15 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import array_of, as_operand, first_tensor, wrap, xp_of
+from minigrad.ops._util import (
+    apply_broadcasting,
+    array_of,
+    as_operand,
+    check_broadcast,
+    first_tensor,
+    wrap,
+    xp_of,
+)
 from minigrad.tensor import Tensor
 
 
@@ -44,6 +52,11 @@ def _saved_operands(ctx: Any) -> tuple:
     return (numbers[0] if a is None else a.array), (numbers[1] if b is None else b.array)
 
 
+def _is_bool(value: Any) -> bool:
+    """A bool tensor or a Python bool."""
+    return isinstance(value, bool) or (isinstance(value, Tensor) and value._array.dtype == bool)
+
+
 def _binary_operands(a: Any, b: Any) -> tuple:
     if type(a) is Tensor and (type(b) is Tensor or type(b) is float):
         return a, b
@@ -68,7 +81,7 @@ class Add(Function):
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     a, b = _binary_operands(a, b)
-    return Add.apply(a, b, alpha)
+    return apply_broadcasting(Add, a, b, alpha)
 
 
 class Sub(Function):
@@ -77,7 +90,7 @@ class Sub(Function):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = _promoted(ctx, a, b)
-        if x.dtype == bool and (isinstance(y, bool) or getattr(y, "dtype", None) == bool):
+        if _is_bool(a) and _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                "Use the `^` or `logical_xor()` operator instead.")
         ctx.alpha = alpha
@@ -90,7 +103,7 @@ class Sub(Function):
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     a, b = _binary_operands(a, b)
-    return Sub.apply(a, b, alpha)
+    return apply_broadcasting(Sub, a, b, alpha)
 
 
 class Mul(Function):
@@ -112,7 +125,7 @@ class Mul(Function):
 
 def mul(a: Any, b: Any) -> Tensor:
     a, b = _binary_operands(a, b)
-    return Mul.apply(a, b)
+    return apply_broadcasting(Mul, a, b)
 
 
 class Div(Function):
@@ -138,7 +151,7 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
         raise ValueError(f"div expected rounding_mode to be one of None or 'floor', got {rounding_mode!r}")
     a, b = _binary_operands(a, b)
-    return Div.apply(a, b)
+    return apply_broadcasting(Div, a, b)
 
 
 class Pow(Function):
@@ -147,7 +160,7 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b)
-        if not ctx.dtype.is_floating_point and isinstance(b, int) and b < 0:
+        if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         out = wrap(x ** y)
         _save_operands(ctx, a, b)
@@ -175,7 +188,7 @@ class Pow(Function):
 
 def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
     a, b = _binary_operands(a, b)
-    return Pow.apply(a, b)
+    return apply_broadcasting(Pow, a, b)
 
 
 class Neg(Function):
@@ -201,6 +214,7 @@ def neg(a: Tensor) -> Tensor:
 def floor_divide(a: Any, b: Any) -> Tensor:
     """a // b rounded down; not differentiable (its gradient is zero almost everywhere)."""
     a, b = _binary_operands(a, b)
+    check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     return wrap(array_of(a, dtype) // array_of(b, dtype))
 
@@ -208,5 +222,6 @@ def floor_divide(a: Any, b: Any) -> Tensor:
 def remainder(a: Any, b: Any) -> Tensor:
     """a % b with the sign of b (Python's rule, as PyTorch); not differentiable here."""
     a, b = _binary_operands(a, b)
+    check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     return wrap(array_of(a, dtype) % array_of(b, dtype))

@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import dtypes as _dtypes
-from minigrad.ops._util import array_of, as_operand, first_tensor, reduction_axes, wrap, xp_of
+from minigrad.ops._util import (
+    array_of,
+    as_operand,
+    check_broadcast,
+    first_tensor,
+    reduction_axes,
+    wrap,
+    xp_of,
+)
 from minigrad.tensor import Tensor
 
 
@@ -15,17 +23,9 @@ def _compare(name: str, a: Any, b: Any) -> Tensor:
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.device != b.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"{a.device} and {b.device}!")
+    check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
-    xp = xp_of(like)
-    try:
-        return wrap(getattr(xp, name)(array_of(a, dtype), array_of(b, dtype)))
-    except ValueError as error:  # NumPy's broadcast error, reworded with both shapes
-        raise RuntimeError(f"The size of tensor a ({_shape(a)}) must match the size of tensor b "
-                           f"({_shape(b)}): {error}") from None
-
-
-def _shape(value: Any) -> Any:
-    return list(value.shape) if isinstance(value, Tensor) else "scalar"
+    return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
 
 
 def eq(a: Any, b: Any) -> Tensor:
@@ -56,6 +56,7 @@ def logical_binary(name: str, a: Any, b: Any) -> Tensor:
     """``& | ^`` on bool or integer tensors."""
     like = first_tensor(a, b)
     a, b = as_operand(a, like), as_operand(b, like)
+    check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     if dtype.is_floating_point:
         raise TypeError(f"{name} is only supported for integer and bool tensors, got {dtype.name}")

@@ -8,7 +8,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import array_of, as_operand, first_tensor, wrap, xp_of
+from minigrad.ops._util import apply_broadcasting, array_of, as_operand, first_tensor, wrap, xp_of
 from minigrad.tensor import Tensor
 
 
@@ -301,11 +301,11 @@ def _tensor_operands(a: Any, b: Any) -> tuple:
 
 
 def maximum(a: Tensor, b: Tensor) -> Tensor:
-    return Maximum.apply(*_tensor_operands(a, b))
+    return apply_broadcasting(Maximum, *_tensor_operands(a, b))
 
 
 def minimum(a: Tensor, b: Tensor) -> Tensor:
-    return Minimum.apply(*_tensor_operands(a, b))
+    return apply_broadcasting(Minimum, *_tensor_operands(a, b))
 
 
 def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
@@ -319,4 +319,4 @@ def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
     if condition.dtype is not _dtypes.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {condition.dtype.name}")
-    return Where.apply(condition, as_operand(a, like), as_operand(b, like))
+    return apply_broadcasting(Where, condition, as_operand(a, like), as_operand(b, like))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
@@ -34,11 +36,11 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
     explicit += sum(_bool_ndim(p) for p in parts if _is_bool_part(p))
     for part in parts:
         if isinstance(part, Tensor):
-            part = part.array
+            part = _on_device_of(a, part.array)
         elif isinstance(part, (list, tuple)):
             part = xp.asarray(part)
-        elif hasattr(part, "dtype") and hasattr(part, "shape") and not hasattr(part, "__index__"):
-            part = backend.to_device(part, a.device)  # a NumPy index array, as PyTorch accepts
+        elif isinstance(part, numpy.ndarray) or backend.device_of(part) != backend.CPU:
+            part = _on_device_of(a, part)  # a NumPy index array, as PyTorch accepts
         if part is Ellipsis:
             dim += a.ndim - explicit
         elif part is None:
@@ -70,6 +72,18 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
     if dim > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     return tuple(prepared), basic
+
+
+def _on_device_of(a: Tensor, index: Any) -> Any:
+    """An index array on ``a``'s device. As in PyTorch, CPU indices may index a tensor on any
+    device (they are copied over); indices on a GPU can only index a tensor on that GPU."""
+    device = backend.device_of(index)
+    if device == a.device:
+        return index
+    if device != backend.CPU:
+        raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                           f"({a.device}), but got indices on {device}")
+    return backend.from_host(index, a.device)
 
 
 def _is_bool_part(part: Any) -> bool:

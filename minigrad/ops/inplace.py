@@ -9,7 +9,8 @@ backward that saved the old value raises instead of using the new one.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.grad_mode import _GradMode, no_grad
@@ -21,7 +22,8 @@ def _check_allowed(a: Tensor, op_name: str, recording: bool) -> None:
         raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
                            f"({op_name}). Wrap it in `with minigrad.no_grad():` or use an out-of-place "
                            "operation.")
-    if recording and a._base is not None and (a._requires_grad or a._base._requires_grad):
+    # a view in the graph (not a detached alias: PyTorch lets ``x.detach().zero_()`` through)
+    if recording and a._base is not None and a._requires_grad:
         raise RuntimeError(f"{op_name}: minigrad does not record in-place operations on a view of a tensor "
                            f"that requires grad (this tensor of shape {list(a.shape)} is a view). "
                            "Use the out-of-place form, e.g. `y = y + x` instead of `y += x`.")

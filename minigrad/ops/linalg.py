@@ -46,11 +46,11 @@ class MatMul(Function):
         xp = xp_of(grad)
         x = a.array if a.ndim > 1 else a.array[None, :]    # (n) -> (1, n)
         y = b.array if b.ndim > 1 else b.array[:, None]    # (n) -> (n, 1)
-        g = grad.array
-        if a.ndim == 1:
-            g = xp.expand_dims(g, -2)
+        g = grad.array  # put back the axes a 1-D operand dropped (b's first: 1-D @ 1-D gives 0-D)
         if b.ndim == 1:
             g = xp.expand_dims(g, -1)
+        if a.ndim == 1:
+            g = xp.expand_dims(g, -2)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             grad_a = xp.matmul(g, xp.swapaxes(y, -1, -2))

@@ -1,0 +1,182 @@
+"""One helper for every differentiable op: forward, gradients and gradcheck against PyTorch.
+
+An op is a function ``fn(m, *inputs)`` where ``m`` is the library (``minigrad`` or ``torch``)
+and the inputs are that library's tensors; since the APIs agree, the same function runs on
+both, e.g. ``lambda m, a, b: a @ b`` or ``lambda m, a: m.softmax(a, dim=1)``. A table row
+``case("name", fn, shape_or_array, ...)`` is then checked by :func:`check_op`:
+
+1. ``minigrad.autograd.gradcheck`` passes in float64;
+2. forward values, dtypes and ``requires_grad`` of every output match PyTorch's, in float64
+   and float32;
+3. the gradient of every input matches PyTorch's, for the backward of a random weighted sum
+   of the (differentiable) outputs.
+
+Inputs given as a shape are random floats (seeded from the case's name); inputs given as a
+NumPy array are used as they are (float arrays are cast to the run's dtype and require grad,
+integer and bool arrays are constants).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy
+import pytest
+from _torch import require_torch
+
+import minigrad as mg
+from minigrad import backend
+
+# (rtol, atol) per dtype: float32 loses ~7 digits, more through a reduction or exp
+TOLERANCES = {"float64": (1e-9, 1e-11), "float32": (2e-5, 2e-5)}
+
+
+def to_numpy(t: mg.Tensor) -> numpy.ndarray:
+    """Any minigrad tensor's data as a host NumPy array (the array itself on the CPU, else a copy)."""
+    return backend.to_host(t.array)
+
+
+def torch_to_numpy(t: Any) -> numpy.ndarray:
+    return t.detach().cpu().numpy()
+
+
+def dtype_name(dtype: Any) -> str:
+    """'float32' for both ``torch.float32`` and ``minigrad.float32``."""
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def seed_of(name: str) -> int:
+    """A stable seed from a case's name (``hash`` differs between processes)."""
+    return zlib.crc32(name.encode())
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+_DOMAINS = {
+    "real": lambda rng, shape: rng.standard_normal(shape),
+    "positive": lambda rng, shape: rng.uniform(0.5, 2.0, shape),
+    "large": lambda rng, shape: rng.standard_normal(shape) * 30.0 + 1000.0,
+}
+
+
+def make_inputs(specs: tuple, domain: str | tuple, seed: int) -> list[numpy.ndarray]:
+    """Float64 host arrays for the shape specs (arrays pass through unchanged)."""
+    rng = numpy.random.default_rng(seed)
+    domains = (domain,) * len(specs) if isinstance(domain, str) else domain
+    arrays = []
+    for spec, name in zip(specs, domains):
+        if isinstance(spec, numpy.ndarray):
+            arrays.append(spec)
+        else:
+            arrays.append(_DOMAINS[name](rng, spec).astype(numpy.float64))
+    return arrays
+
+
+def _is_float(array: numpy.ndarray) -> bool:
+    return array.dtype.kind == "f"
+
+
+def _as_dtype(array: numpy.ndarray, dtype: str) -> numpy.ndarray:
+    return array.astype(dtype) if _is_float(array) else array
+
+
+def mg_inputs(arrays: list, dtype: str, requires_grad: bool = True) -> list[mg.Tensor]:
+    """minigrad tensors on the default device; float ones require grad."""
+    return [mg.tensor(_as_dtype(a, dtype), requires_grad=requires_grad and _is_float(a)) for a in arrays]
+
+
+def torch_inputs(arrays: list, dtype: str) -> list:
+    torch = require_torch()
+    return [torch.tensor(_as_dtype(a, dtype), requires_grad=_is_float(a)) for a in arrays]
+
+
+def outputs_of(result: Any) -> list:
+    """The tensors an op returned, as a flat list (a tuple such as ``max(dim)``'s, or one tensor)."""
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    return [result]
+
+
+# --- comparisons ------------------------------------------------------------------------------
+
+def assert_matches(ours: mg.Tensor | None, theirs: Any, dtype: str, what: str) -> None:
+    """Same None-ness, shape, dtype and (to ``dtype``'s tolerance) values as PyTorch's tensor."""
+    if theirs is None or ours is None:
+        assert ours is None and theirs is None, f"{what}: minigrad gives {ours!r}, PyTorch gives {theirs!r}"
+        return
+    assert isinstance(ours, mg.Tensor), f"{what}: expected a Tensor, got {type(ours).__name__}"
+    assert ours.device == backend.default_device(), f"{what}: on {ours.device}, not the default device"
+    assert ours.shape == tuple(theirs.shape), f"{what}: shape {list(ours.shape)} != {list(theirs.shape)}"
+    assert dtype_name(ours.dtype) == dtype_name(theirs.dtype), f"{what}: dtype {ours.dtype} vs {theirs.dtype}"
+    expected = torch_to_numpy(theirs)
+    actual = to_numpy(ours)
+    if expected.dtype.kind in "biu":
+        numpy.testing.assert_array_equal(actual, expected, err_msg=what)
+    else:
+        rtol, atol = TOLERANCES["float32" if "float32" in (dtype, dtype_name(theirs.dtype)) else "float64"]
+        numpy.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=what)
+
+
+def check_against_torch(fn: Callable, arrays: list, dtype: str, seed: int = 0) -> None:
+    """Forward values and every input's gradient (of a random weighted sum) equal PyTorch's."""
+    torch = require_torch()
+    ours_in, theirs_in = mg_inputs(arrays, dtype), torch_inputs(arrays, dtype)
+    ours_out, theirs_out = outputs_of(fn(mg, *ours_in)), outputs_of(fn(torch, *theirs_in))
+    assert len(ours_out) == len(theirs_out), f"{len(ours_out)} outputs, PyTorch gives {len(theirs_out)}"
+    rng = numpy.random.default_rng(seed)
+    ours_loss = theirs_loss = None
+    for k, (ours, theirs) in enumerate(zip(ours_out, theirs_out)):
+        assert_matches(ours, theirs, dtype, f"output {k} ({dtype})")
+        assert ours.requires_grad == theirs.requires_grad, f"output {k}: requires_grad differs"
+        if theirs.requires_grad:
+            weight = rng.standard_normal(tuple(theirs.shape)).astype(dtype_name(theirs.dtype))
+            ours_term = (ours * mg.tensor(weight)).sum()
+            theirs_term = (theirs * torch.tensor(weight)).sum()
+            ours_loss = ours_term if ours_loss is None else ours_loss + ours_term
+            theirs_loss = theirs_term if theirs_loss is None else theirs_loss + theirs_term
+    if theirs_loss is None:
+        return
+    ours_loss.backward()
+    theirs_loss.backward()
+    # a float32 output (a cast, say) has float32 accuracy even in a float64 run, and so do the gradients
+    accuracy = "float32" if any(dtype_name(t.dtype) == "float32" for t in theirs_out) else dtype
+    for i, (ours, theirs) in enumerate(zip(ours_in, theirs_in)):
+        if theirs.requires_grad:
+            assert_matches(ours.grad, theirs.grad, accuracy, f"gradient of input {i} ({dtype})")
+
+
+def check_gradcheck(fn: Callable, arrays: list) -> None:
+    """``minigrad.autograd.gradcheck`` (finite differences) agrees with backward, in float64."""
+    inputs = mg_inputs(arrays, "float64")
+    if not any(isinstance(out, mg.Tensor) and out.requires_grad for out in outputs_of(fn(mg, *inputs))):
+        return  # nothing differentiable comes out (argmax, comparisons)
+    assert mg.autograd.gradcheck(lambda *xs: fn(mg, *xs), tuple(inputs)) is True
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    fn: Callable
+    specs: tuple
+    domain: str | tuple = "real"
+    gradcheck: bool = True  # False where finite differences are meaningless (3-way ties)
+
+
+def case(name: str, fn: Callable, *specs: Any, domain: str | tuple = "real", gradcheck: bool = True) -> Any:
+    """One table row: ``case("add", lambda m, a, b: a + b, (2, 3), (3,))``."""
+    return pytest.param(Case(name, fn, specs, domain, gradcheck), id=name)
+
+
+def check_op(c: Case) -> None:
+    """All of it: gradcheck (which needs no PyTorch), then PyTorch in float64 and float32."""
+    seed = seed_of(c.name)
+    arrays = make_inputs(c.specs, c.domain, seed)
+    if c.gradcheck:
+        check_gradcheck(c.fn, arrays)
+    for dtype in ("float64", "float32"):
+        check_against_torch(c.fn, arrays, dtype, seed)

@@ -1,0 +1,127 @@
+"""Misuse raises the exception type PyTorch raises, with a message naming the shapes or values.
+
+Each row runs the same misuse on minigrad and on PyTorch: the exception types must be the
+same, and minigrad's message must contain the listed pieces (the offending sizes/values)."""
+
+import numpy
+import pytest
+from _torch import require_torch
+
+import minigrad as mg
+
+MISUSE = {
+    "matmul_shapes": (lambda m: m.ones(2, 3) @ m.ones(4, 5), ["2x3", "4x5"]),
+    "matmul_1d_shapes": (lambda m: m.ones(3) @ m.ones(4), ["3", "4"]),
+    "mm_shapes": (lambda m: m.ones(2, 3).mm(m.ones(2, 3)), ["2x3"]),
+    "add_broadcast": (lambda m: m.ones(2, 3) + m.ones(4), ["(3)", "(4)", "[2, 3]", "[4]"]),
+    "sub_broadcast": (lambda m: m.ones(2, 3) - m.ones(2, 2), ["(3)", "(2)", "[2, 3]", "[2, 2]"]),
+    "mul_broadcast": (lambda m: m.ones(5, 1, 3) * m.ones(2, 4), ["(3)", "(4)", "[5, 1, 3]", "[2, 4]"]),
+    "div_broadcast": (lambda m: m.ones(3) / m.ones(2), ["(3)", "(2)"]),
+    "pow_broadcast": (lambda m: m.ones(3) ** m.ones(2), ["(3)", "(2)"]),
+    "maximum_broadcast": (lambda m: m.maximum(m.ones(3), m.ones(2)), ["(3)", "(2)"]),
+    "where_broadcast": (lambda m: m.where(m.ones(3) > 0, m.ones(3), m.ones(2)), ["(3)", "(2)"]),
+    "compare_broadcast": (lambda m: m.ones(3) < m.ones(2), ["(3)", "(2)"]),
+    "inplace_broadcast": (lambda m: m.ones(2, 3).add_(m.ones(4)), ["(3)", "(4)"]),
+    "backward_non_scalar": (lambda m: (m.ones(2, 3, requires_grad=True) * 2).backward(), ["scalar"]),
+    "requires_grad_int": (lambda m: m.tensor([1, 2], requires_grad=True), ["floating point"]),
+    "requires_grad_int_zeros": (lambda m: m.zeros(2, dtype=m.int64, requires_grad=True), ["floating point"]),
+    "requires_grad_flag_int": (lambda m: m.tensor([1, 2]).requires_grad_(), ["floating point"]),
+    "index_out_of_range": (lambda m: m.ones(3, 4)[3], ["3", "size 3"]),
+    "index_negative_out_of_range": (lambda m: m.ones(3, 4)[:, -5], ["-5", "size 4"]),
+    "index_array_out_of_range": (lambda m: m.ones(3, 4)[[0, 7]], ["7", "size 3"]),
+    "index_tensor_out_of_range": (lambda m: m.ones(3, 4)[:, m.tensor([1, -9])], ["-9", "size 4"]),
+    "too_many_indices": (lambda m: m.ones(3)[0, 0], ["1"]),
+    "reshape_size": (lambda m: m.ones(2, 3).reshape(4, 4), ["[4, 4]", "6"]),
+    "view_size": (lambda m: m.ones(2, 3).view(-1, 4), ["[-1, 4]", "6"]),
+    "reshape_two_unknowns": (lambda m: m.ones(2, 3).reshape(-1, -1), ["one dimension"]),
+    "cat_sizes": (lambda m: m.cat([m.ones(2, 3), m.ones(2, 4)]), ["3", "4", "dimension 0"]),
+    "cat_ndim": (lambda m: m.cat([m.ones(2, 3), m.ones(3)]), ["2", "1"]),
+    "stack_sizes": (lambda m: m.stack([m.ones(2, 3), m.ones(3, 2)]), ["[2, 3]", "[3, 2]"]),
+    "expand_size": (lambda m: m.ones(2, 3).expand(4, 3, 2), ["(2)", "(3)"]),
+    "sum_dim": (lambda m: m.ones(2, 3).sum(dim=2), ["[-2, 1]", "2"]),
+    "sum_negative_dim": (lambda m: m.ones(2, 3).sum(dim=(0, -3)), ["[-2, 1]", "-3"]),
+    "mean_dim": (lambda m: m.ones(2, 3).mean(5), ["[-2, 1]", "5"]),
+    "max_dim": (lambda m: m.ones(2, 3).max(dim=-3), ["[-2, 1]", "-3"]),
+    "argmax_dim": (lambda m: m.ones(2, 3).argmax(dim=2), ["[-2, 1]", "2"]),
+    "softmax_dim": (lambda m: m.ones(2, 3).softmax(dim=2), ["[-2, 1]", "2"]),
+    "transpose_dim": (lambda m: m.ones(2, 3).transpose(0, 2), ["[-2, 1]", "2"]),
+    "unsqueeze_dim": (lambda m: m.ones(2, 3).unsqueeze(4), ["[-3, 2]", "4"]),
+    "squeeze_dim": (lambda m: m.ones(2, 1).squeeze(2), ["[-2, 1]", "2"]),
+    "flatten_dim": (lambda m: m.ones(2, 3).flatten(0, 2), ["[-2, 1]", "2"]),
+    "cat_dim": (lambda m: m.cat([m.ones(2), m.ones(2)], dim=1), ["[-1, 0]", "1"]),
+    "size_dim": (lambda m: m.ones(2, 3).size(2), ["[-2, 1]", "2"]),
+    "item_of_many": (lambda m: m.ones(3).item(), ["3"]),
+    "bool_sub": (lambda m: m.tensor([True]) - m.tensor([False]), ["bool"]),
+    "leaf_in_place": (lambda m: m.ones(2, requires_grad=True).add_(1), ["leaf"]),
+    "mean_of_ints": (lambda m: m.tensor([1, 2]).mean(), ["int64"]),
+}
+
+
+@pytest.mark.parametrize("name", MISUSE)
+def test_misuse_raises_like_torch(name):
+    torch = require_torch()
+    misuse, pieces = MISUSE[name]
+    with pytest.raises(Exception) as theirs:
+        misuse(torch)
+    with pytest.raises(Exception) as ours:
+        misuse(mg)
+    assert type(ours.value) is type(theirs.value), f"minigrad: {ours.value!r}\nPyTorch: {theirs.value!r}"
+    message = str(ours.value)
+    for piece in pieces:
+        assert piece in message, f"{piece!r} not in {message!r}"
+
+
+def test_broadcast_error_message_is_pytorchs():
+    with pytest.raises(RuntimeError) as error:
+        mg.ones(2, 3) + mg.ones(4)
+    assert str(error.value).startswith(
+        "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1")
+
+
+def test_backward_on_non_scalar_names_its_shape_and_accepts_a_gradient():
+    y = mg.ones(2, 3, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match=r"\[2, 3\]"):
+        y.backward()
+    y.backward(mg.ones(2, 3))  # with a gradient it works
+    with pytest.raises(RuntimeError, match=r"\[3\]"):
+        (mg.ones(3, requires_grad=True) * 2).backward(mg.ones(4))
+
+
+def test_backward_on_a_tensor_without_grad_raises():
+    with pytest.raises(RuntimeError, match="grad"):
+        mg.ones(1).backward()
+
+
+def test_operations_across_devices_raise_naming_both(cuda_standin):
+    on_cpu = mg.ones(2, 3, device="cpu")
+    on_gpu = mg.ones(2, 3, device="cuda")
+    for mix in (lambda: on_cpu + on_gpu, lambda: on_gpu * on_cpu, lambda: on_cpu @ mg.ones(3, device="cuda"),
+                lambda: mg.cat([on_cpu, on_gpu]), lambda: mg.where(on_cpu > 0, on_gpu, on_gpu),
+                lambda: on_cpu < on_gpu, lambda: mg.maximum(on_gpu, on_cpu)):
+        with pytest.raises(RuntimeError) as error:
+            mix()
+        message = str(error.value)
+        assert "cpu" in message and "cuda" in message, message
+
+
+def test_gpu_indices_for_a_cpu_tensor_raise_naming_both_devices(cuda_standin):
+    with pytest.raises(RuntimeError) as error:
+        mg.ones(3, device="cpu")[mg.tensor([0, 1], device="cuda")]
+    assert "cpu" in str(error.value) and "cuda" in str(error.value)
+
+
+def test_in_place_across_devices_raises(cuda_standin):
+    target = mg.zeros(3, device="cuda")
+    with pytest.raises(RuntimeError, match="cuda"):
+        target.add_(mg.ones(3, device="cpu"))
+    target[0] = mg.tensor(1.0, device="cpu").item()  # a Python number is fine anywhere
+    assert target.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_out_of_range_index_raises_on_every_device_even_where_the_array_would_wrap(device):
+    """CuPy wraps integer-array indices around; minigrad checks bounds itself."""
+    t = mg.arange(6).reshape(2, 3)
+    for key in ([0, 2], mg.tensor([2]), (slice(None), [3]), (slice(None), mg.tensor([-4]))):
+        with pytest.raises(IndexError):
+            t[key]
+    numpy.testing.assert_array_equal(t[[1, -2]].tolist(), [[3, 4, 5], [0, 1, 2]])

@@ -1,0 +1,235 @@
+"""The Tensor itself: attributes, leaving minigrad (numpy(), np.asarray, .array, item, tolist)
+and repr in PyTorch's style."""
+
+import re
+
+import numpy
+import pytest
+from _torch import require_torch
+
+import minigrad as mg
+from minigrad import backend
+
+from .helpers import to_numpy
+
+REPR_CASES = {
+    "leaf_requires_grad": lambda m: m.tensor([1.0, 2.0], requires_grad=True),
+    "zero_dim": lambda m: m.tensor(3.5),
+    "ints": lambda m: m.tensor([1, 2, 3]),
+    "int32": lambda m: m.tensor([1, 2], dtype=m.int32),
+    "bools": lambda m: m.tensor([True, False]),
+    "all_true": lambda m: m.tensor([True, True]),
+    "matrix": lambda m: m.tensor([[1.5, -2.25], [3.0, 4.125]]),
+    "float64": lambda m: m.tensor([1.0, 2.0], dtype=m.float64),
+    "float64_requires_grad": lambda m: m.tensor([[1.0, 2.0]], dtype=m.float64, requires_grad=True),
+    "small_values": lambda m: m.tensor([1e-5, 1.0]),
+    "wide_range": lambda m: m.tensor([0.1, 123.456]),
+    "integral_floats": lambda m: m.tensor([100.0, -3.0]),
+    "nan_inf": lambda m: m.tensor([float("nan"), float("inf"), 1.0]),
+    "nan_decimals": lambda m: m.tensor([float("nan"), 1.5]),
+    "empty": lambda m: m.zeros(0),
+    "empty_2d": lambda m: m.zeros(2, 0),
+    "summarised": lambda m: m.arange(2000).float(),
+    "summarised_matrix": lambda m: m.arange(3000).reshape(30, 100),
+    "grad_fn": lambda m: m.tensor([1.0, 2.0], requires_grad=True) * 2,
+    "grad_fn_zero_dim": lambda m: m.tensor([1.0, 2.0], requires_grad=True).sum(),
+}
+
+
+@pytest.mark.parametrize("make", REPR_CASES.values(), ids=REPR_CASES.keys())
+def test_repr_matches_torch(make, device):
+    torch = require_torch()
+    ours = repr(make(mg))
+    if device.type == "cuda":
+        assert ", device='cuda:0'" in ours
+        ours = ours.replace(", device='cuda:0'", "")
+    expected = repr(make(torch)).replace("torch.", "minigrad.")
+    expected = re.sub(r"(Backward)\d+>", r"\1>", expected)  # MulBackward0 -> MulBackward
+    assert ours == expected
+
+
+def test_repr_examples():
+    cpu = backend.Device("cpu")
+    leaf = mg.tensor([1.0, 2.0], requires_grad=True, device=cpu)
+    assert repr(leaf) == "tensor([1., 2.], requires_grad=True)"
+    assert repr(mg.tensor(3.5, device=cpu)) == "tensor(3.5000)"
+    y = mg.tensor([1.0, 2.0], device=cpu, requires_grad=True).exp()
+    assert repr(y).endswith(", grad_fn=<ExpBackward>)")
+    assert str(mg.Size([2, 3])) == "minigrad.Size([2, 3])"
+
+
+def test_attributes():
+    t = mg.zeros(2, 3, 4)
+    assert t.shape == (2, 3, 4) and isinstance(t.shape, tuple)
+    assert t.size() == (2, 3, 4) and t.size(1) == 3 and t.size(-1) == 4
+    assert t.ndim == 3 and t.dim() == 3 and t.numel() == 24 and len(t) == 2
+    assert t.dtype is mg.float32
+    assert t.device == backend.default_device()
+    assert t.T.shape == (4, 3, 2)
+    assert mg.ones(2, 3).T.shape == (3, 2)
+    assert mg.zeros((2, 3)).shape == mg.zeros([2, 3]).shape == (2, 3)
+
+
+def test_max_and_min_along_a_dim_return_named_tuples():
+    x = mg.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+    result = x.max(dim=1)
+    values, indices = result
+    assert result.values is values and result.indices is indices
+    assert values.tolist() == [5.0, 7.0] and indices.tolist() == [1, 0] and indices.dtype is mg.int64
+    low = mg.min(x, 0)
+    assert low.values.tolist() == [1.0, 0.0, 2.0] and low.indices.tolist() == [0, 1, 0]
+
+
+def test_module_level_view_as_reshape_as_type_as():
+    a, b = mg.arange(6.0), mg.zeros(2, 3, dtype=mg.float64)
+    assert mg.view_as(a, b).shape == (2, 3) and mg.reshape_as(a, b).shape == (2, 3)
+    assert mg.type_as(a, b).dtype is mg.float64
+
+
+def test_backward_without_gradient_on_any_one_element_tensor():
+    x = mg.tensor([[2.0]], requires_grad=True)
+    (x * 3).backward()
+    assert x.grad.tolist() == [[3.0]]
+
+
+def test_item_and_tolist():
+    assert mg.tensor(2.5).item() == 2.5 and isinstance(mg.tensor(2.5).item(), float)
+    assert mg.tensor([7]).item() == 7 and isinstance(mg.tensor([7]).item(), int)
+    assert mg.tensor([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
+    assert float(mg.tensor(1.5)) == 1.5 and int(mg.tensor(3)) == 3
+    with pytest.raises(RuntimeError, match="3 elements"):
+        mg.tensor([1.0, 2.0, 3.0]).item()
+
+
+def test_array_is_always_the_underlying_array():
+    t = mg.ones(2, requires_grad=True)
+    xp = backend.array_module_for(backend.default_device())
+    assert isinstance(t.array, xp.ndarray)
+    t2 = mg.Tensor(t.array)  # wraps without copying
+    assert t2.array is t.array
+
+
+def test_numpy_shares_memory_on_the_cpu():
+    t = mg.zeros(3, device="cpu")
+    array = t.numpy()
+    assert isinstance(array, numpy.ndarray)
+    array[0] = 5.0
+    assert t[0].item() == 5.0
+    source = numpy.arange(3.0)
+    assert numpy.shares_memory(mg.from_numpy(source).numpy(), source)
+
+
+def test_numpy_on_a_tensor_requiring_grad_raises():
+    t = mg.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="detach"):
+        t.numpy()
+    with pytest.raises(RuntimeError):
+        numpy.asarray(t)
+    numpy.testing.assert_array_equal(to_numpy(t.detach()), [1.0, 1.0])
+
+
+def test_np_asarray_of_a_cpu_tensor():
+    t = mg.tensor([1.0, 2.0], device="cpu")
+    array = numpy.asarray(t)
+    assert numpy.shares_memory(array, t.array)
+    numpy.testing.assert_array_equal(array, [1.0, 2.0])
+    assert numpy.asarray(t, dtype=numpy.float64).dtype == numpy.float64
+
+
+def test_numpy_of_a_device_tensor_raises_like_torch(device):
+    t = mg.tensor([1.0, 2.0])
+    if device.type == "cpu":
+        assert isinstance(t.numpy(), numpy.ndarray)
+        return
+    with pytest.raises(TypeError, match="cpu"):
+        t.numpy()
+    numpy.testing.assert_array_equal(t.cpu().numpy(), [1.0, 2.0])
+
+
+def test_cpu_and_to_copy_between_devices(cuda_standin):
+    host = mg.tensor([1.0, 2.0], device="cpu", requires_grad=True)
+    on_gpu = host.to("cuda")
+    assert on_gpu.device.type == "cuda" and host.device.type == "cpu"
+    assert on_gpu.cpu().device.type == "cpu"
+    (on_gpu * 3).sum().backward()  # the gradient comes back to the CPU leaf
+    assert host.grad.device.type == "cpu"
+    numpy.testing.assert_array_equal(host.grad.numpy(), [3.0, 3.0])
+    assert host.cuda().device.type == "cuda"
+
+
+def test_clone_copies():
+    t = mg.tensor([1.0, 2.0])
+    c = t.clone()
+    c[0] = 9.0
+    assert t[0].item() == 1.0
+
+
+def test_zero_fill_copy():
+    t = mg.zeros(2, 3)
+    t.fill_(2.5)
+    numpy.testing.assert_array_equal(to_numpy(t), numpy.full((2, 3), 2.5))
+    t.copy_(mg.tensor([1.0, 2.0, 3.0]))  # broadcast into t's shape
+    numpy.testing.assert_array_equal(to_numpy(t), [[1.0, 2.0, 3.0]] * 2)
+    t.zero_()
+    assert not to_numpy(t).any()
+
+
+# --- creation on the default device -----------------------------------------------------------
+
+FACTORIES = {
+    "tensor": lambda: mg.tensor([1.0, 2.0]),
+    "tensor_from_numpy": lambda: mg.tensor(numpy.ones(2)),
+    "as_tensor_numpy": lambda: mg.as_tensor(numpy.ones(2)),
+    "zeros": lambda: mg.zeros(2, 3),
+    "ones": lambda: mg.ones((2, 3)),
+    "empty": lambda: mg.empty(2),
+    "full": lambda: mg.full((2,), 1.5),
+    "eye": lambda: mg.eye(3),
+    "arange": lambda: mg.arange(0, 5, 2),
+    "linspace": lambda: mg.linspace(0, 1, 5),
+    "rand": lambda: mg.rand(2),
+    "randn": lambda: mg.randn(2, 2),
+    "randint": lambda: mg.randint(0, 9, (4,)),
+    "randperm": lambda: mg.randperm(5),
+    "zeros_like": lambda: mg.zeros_like(mg.ones(2)),
+    "ones_like": lambda: mg.ones_like(mg.ones(2), dtype=mg.float64),
+    "full_like": lambda: mg.full_like(mg.ones(2), 7),
+    "randn_like": lambda: mg.randn_like(mg.ones(2)),
+}
+
+
+@pytest.mark.parametrize("make", FACTORIES.values(), ids=FACTORIES.keys())
+def test_factories_create_on_the_default_device(make, device):
+    assert make().device == device
+
+
+def test_from_numpy_is_always_on_the_cpu_and_shares_memory():
+    source = numpy.zeros(3)
+    t = mg.from_numpy(source)
+    assert t.device.type == "cpu"
+    source[1] = 4.0
+    assert t[1].item() == 4.0
+
+
+def test_seeded_random_numbers_are_the_same_on_every_device(cuda_standin):
+    mg.manual_seed(3)
+    on_cpu = mg.randn(5, device="cpu")
+    mg.manual_seed(3)
+    on_gpu = mg.randn(5, device="cuda")
+    numpy.testing.assert_array_equal(on_cpu.numpy(), to_numpy(on_gpu))
+    generator = mg.Generator().manual_seed(3)
+    numpy.testing.assert_array_equal(mg.randn(5, generator=generator, device="cpu").numpy(), on_cpu.numpy())
+
+
+# --- indices from the host -----------------------------------------------------------------------
+
+def test_host_indices_index_a_tensor_on_any_device():
+    """As in PyTorch: CPU index tensors and NumPy index arrays work whatever the tensor's device."""
+    host = numpy.arange(12.0).reshape(3, 4)
+    x = mg.tensor(host, requires_grad=True)
+    rows, mask = numpy.array([0, 2, 2]), numpy.array([True, False, True])
+    for key, host_key in [(mg.tensor(rows, device="cpu"), rows), (rows, rows),
+                          (mg.tensor(mask, device="cpu"), mask), (mask, mask)]:
+        numpy.testing.assert_array_equal(to_numpy(x[key].detach()), host[host_key])
+    x[mg.tensor(rows, device="cpu")].sum().backward()
+    numpy.testing.assert_array_equal(to_numpy(x.grad), [[1.0] * 4, [0.0] * 4, [2.0] * 4])
