@@ -3,25 +3,23 @@
 ``import minigrad as torch`` runs PyTorch code that stays inside the subset listed
 in the project's SPEC. This file only re-exports the public names.
 """
+# ruff: noqa: I001, A004, F401  (import order matters: the Tensor first, then what builds on it)
 
 from minigrad._version import __version__
-from minigrad.tensor import Size, Tensor  # noqa: I001  (first: everything else builds on it)
+from minigrad.tensor import Size, Tensor
 from minigrad import autograd, backend, cuda, dtypes
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minigrad.backend import Device, set_backend
-from minigrad.backend import Device as device
+from minigrad.backend import Device, device, set_backend
 from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                                randperm, tensor, zeros, zeros_like)
-from minigrad.dtypes import (bool, float16, float32, float64, get_default_dtype, int8, int16, int32,  # noqa: A004
-                             int64, set_default_dtype, uint8)
-from minigrad.dtypes import dtype, promote_types, result_type
+from minigrad.dtypes import (bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,
+                             int64, promote_types, result_type, set_default_dtype, uint8)
 from minigrad.functions import *  # noqa: F403  (sum, mean, exp, cat, where, ...)
-from minigrad.functions import abs, max, min, pow, sum  # noqa: A004, F401
+from minigrad.functions import abs, max, min, pow, sum
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad.serialization import load, save
-from minigrad import nn, optim  # mg.nn and mg.optim work after `import minigrad`, as in torch
-from minigrad import data, utils  # noqa: E402  (after the tensor functions they use)
+from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
 
 float = float32  # noqa: A001  (PyTorch's aliases)
 double = float64

@@ -35,7 +35,7 @@ class Device:
 
     def __init__(self, type: str | Device, index: int | None = None):  # noqa: A002 (PyTorch's name)
         if isinstance(type, Device):
-            type, index = type.type, type.index if index is None else index
+            type, index = type.type, type.index if index is None else index  # noqa: A001
         if not isinstance(type, str):
             raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {type!r}")
         name, _, number = type.partition(":")

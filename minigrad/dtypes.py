@@ -9,6 +9,7 @@ tensors, which outrank Python numbers, except that a higher *category*
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy
@@ -17,7 +18,7 @@ __all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "
            "uint8", "bool", "get_default_dtype", "set_default_dtype", "result_type", "as_dtype"]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # categories, in promotion order
-_pybool = type(True)  # the builtin, since this module defines its own ``bool``
+_pybool = builtins.bool  # the builtin, since this module defines its own ``bool``
 
 
 class dtype:  # noqa: N801 (PyTorch's name)
@@ -139,6 +140,10 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
     return higher
 
 
+def _promote_optional(so_far: dtype | None, new: dtype) -> dtype:
+    return new if so_far is None else promote_types(so_far, new)
+
+
 def result_type(*operands: Any) -> dtype:
     """The dtype of an elementwise op on ``operands`` (Tensors and Python numbers), as torch's."""
     dim_result = zero_result = scalar_result = None
@@ -146,10 +151,10 @@ def result_type(*operands: Any) -> dtype:
         operand_dtype = getattr(operand, "dtype", None)
         if isinstance(operand_dtype, dtype):
             if operand.ndim > 0:
-                dim_result = operand_dtype if dim_result is None else promote_types(dim_result, operand_dtype)
+                dim_result = _promote_optional(dim_result, operand_dtype)
             else:
-                zero_result = operand_dtype if zero_result is None else promote_types(zero_result, operand_dtype)
+                zero_result = _promote_optional(zero_result, operand_dtype)
         else:
             current = _python_scalar_dtype(operand)
-            scalar_result = current if scalar_result is None else promote_types(scalar_result, current)
+            scalar_result = _promote_optional(scalar_result, current)
     return _combine_categories(dim_result, _combine_categories(zero_result, scalar_result))

@@ -1,35 +1,85 @@
-"""Module-level functions that mirror Tensor methods, as PyTorch's ``torch.sum`` ... ``torch.where``."""
+"""Module-level functions that mirror Tensor methods, as PyTorch's ``torch.sum`` ... ``torch.where``.
+
+Each name is the same function a Tensor method calls, from :mod:`minigrad.ops`.
+"""
+# ruff: noqa: A001  (PyTorch's names: sum, max, min, abs, pow shadow builtins here on purpose)
 
 from __future__ import annotations
 
 from typing import Any
 
-from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction, softmax
+from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
 from minigrad.ops import shape as shape_ops
+from minigrad.ops import softmax as softmax_ops
 from minigrad.ops.conversion import to
 from minigrad.tensor import Tensor
 
-add, sub, mul, div, pow, neg = (arithmetic.add, arithmetic.sub, arithmetic.mul, arithmetic.div,  # noqa: A001
-                                arithmetic.pow, arithmetic.neg)
-subtract, multiply, divide = arithmetic.sub, arithmetic.mul, arithmetic.div
-floor_divide, remainder = arithmetic.floor_divide, arithmetic.remainder
-abs, exp, log, sqrt, sin, cos, tanh = (elementwise.abs, elementwise.exp, elementwise.log,  # noqa: A001
-                                       elementwise.sqrt, elementwise.sin, elementwise.cos, elementwise.tanh)
-sigmoid, relu, clamp, clip = elementwise.sigmoid, elementwise.relu, elementwise.clamp, elementwise.clamp
-maximum, minimum, where = elementwise.maximum, elementwise.minimum, elementwise.where
-sum, mean, var, std = reduction.sum, reduction.mean, reduction.var, reduction.std  # noqa: A001
-max, min, amax, amin = reduction.max, reduction.min, reduction.amax, reduction.amin  # noqa: A001
-argmax, argmin = reduction.argmax, reduction.argmin
-softmax, log_softmax = softmax.softmax, softmax.log_softmax
-matmul, mm = linalg.matmul, linalg.mm
-reshape, flatten, squeeze, unsqueeze = shape_ops.reshape, shape_ops.flatten, shape_ops.squeeze, shape_ops.unsqueeze
-permute, transpose, t, cat, stack = (shape_ops.permute, shape_ops.transpose, shape_ops.t, shape_ops.cat,
-                                     shape_ops.stack)
-concat = concatenate = cat
-eq, ne, lt, le, gt, ge = comparison.eq, comparison.ne, comparison.lt, comparison.le, comparison.gt, comparison.ge
-equal, allclose, isclose, isnan, isfinite = (comparison.equal, comparison.allclose, comparison.isclose,
-                                             comparison.isnan, comparison.isfinite)
-logical_not, nonzero = comparison.logical_not, comparison.nonzero
+# arithmetic
+add = arithmetic.add
+sub = subtract = arithmetic.sub
+mul = multiply = arithmetic.mul
+div = divide = arithmetic.div
+pow = arithmetic.pow
+neg = arithmetic.neg
+floor_divide = arithmetic.floor_divide
+remainder = arithmetic.remainder
+
+# elementwise functions
+abs = elementwise.abs
+exp = elementwise.exp
+log = elementwise.log
+sqrt = elementwise.sqrt
+sin = elementwise.sin
+cos = elementwise.cos
+tanh = elementwise.tanh
+sigmoid = elementwise.sigmoid
+relu = elementwise.relu
+clamp = clip = elementwise.clamp
+maximum = elementwise.maximum
+minimum = elementwise.minimum
+where = elementwise.where
+
+# reductions
+sum = reduction.sum
+mean = reduction.mean
+var = reduction.var
+std = reduction.std
+max = reduction.max
+min = reduction.min
+amax = reduction.amax
+amin = reduction.amin
+argmax = reduction.argmax
+argmin = reduction.argmin
+softmax = softmax_ops.softmax
+log_softmax = softmax_ops.log_softmax
+
+# matrices and shapes
+matmul = linalg.matmul
+mm = linalg.mm
+reshape = shape_ops.reshape
+flatten = shape_ops.flatten
+squeeze = shape_ops.squeeze
+unsqueeze = shape_ops.unsqueeze
+permute = shape_ops.permute
+transpose = shape_ops.transpose
+t = shape_ops.t
+cat = concat = concatenate = shape_ops.cat
+stack = shape_ops.stack
+
+# comparisons (bool results, no gradient)
+eq = comparison.eq
+ne = comparison.ne
+lt = comparison.lt
+le = comparison.le
+gt = comparison.gt
+ge = comparison.ge
+equal = comparison.equal
+allclose = comparison.allclose
+isclose = comparison.isclose
+isnan = comparison.isnan
+isfinite = comparison.isfinite
+logical_not = comparison.logical_not
+nonzero = comparison.nonzero
 
 
 def view_as(a: Tensor, other: Tensor) -> Tensor:
@@ -44,6 +94,10 @@ def type_as(a: Tensor, other: Tensor) -> Tensor:
     return to(a, dtype=other.dtype)
 
 
+def expand(a: Tensor, *sizes: Any) -> Tensor:
+    return shape_ops.expand(a, *sizes)
+
+
 def clone(a: Tensor) -> Tensor:
     return a.clone()
 
@@ -56,10 +110,6 @@ def is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
 
 
-def expand(a: Tensor, *sizes: Any) -> Tensor:
-    return shape_ops.expand(a, *sizes)
-
-
 __all__ = [name for name in dir() if not name.startswith("_")
            and name not in ("annotations", "Any", "Tensor", "to", "arithmetic", "comparison", "elementwise",
-                            "linalg", "reduction", "shape_ops")]
+                            "linalg", "reduction", "shape_ops", "softmax_ops")]

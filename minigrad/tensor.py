@@ -11,7 +11,8 @@ backward live side by side.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy
 
@@ -188,7 +189,8 @@ class Tensor:
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got {type(value).__name__}")
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got "
+                                f"{type(value).__name__}")
             if value.shape != self.shape:
                 raise RuntimeError(f"assigned grad has data of a different size: {list(value.shape)} "
                                    f"vs the tensor's {list(self.shape)}")
@@ -216,9 +218,7 @@ class Tensor:
             return (self._grad_fn, self._output_nr)
         accumulator = self._accumulator() if self._accumulator is not None else None
         if accumulator is None:
-            from minigrad.autograd.function import AccumulateGrad
-
-            accumulator = AccumulateGrad(self)
+            accumulator = function.AccumulateGrad(self)
             self._accumulator = weakref.ref(accumulator)
         return (accumulator, 0)
 
@@ -349,7 +349,7 @@ class Tensor:
     # --- devices and dtypes -------------------------------------------------------------
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``: a copy if anything changes."""
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``: a copy when it changes."""
         device, dtype = conversion.parse_to_args(self, args, kwargs)
         return conversion.to(self, device=device, dtype=dtype)
 
@@ -556,7 +556,8 @@ class Tensor:
     def equal(self, other: Tensor) -> bool:
         return comparison.equal(self, other)
 
-    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
+                 equal_nan: bool = False) -> bool:
         return comparison.allclose(self, other, rtol, atol, equal_nan)
 
     def isnan(self) -> Tensor:
@@ -733,17 +734,9 @@ def _normalize_dim(dim: int, ndim: int) -> int:
 
 
 # The operations import Tensor from this module, so they are imported after it exists.
+from minigrad import _formatting as formatting  # noqa: E402, I001
 from minigrad import autograd  # noqa: E402
-from minigrad.ops import (  # noqa: E402
-    arithmetic,
-    comparison,
-    conversion,
-    elementwise,
-    indexing,
-    inplace,
-    linalg,
-    reduction,
-    shape as shape_ops,
-    softmax,
-)
-from minigrad import _formatting as formatting  # noqa: E402
+from minigrad.autograd import function  # noqa: E402
+from minigrad.ops import (arithmetic, comparison, conversion, elementwise, indexing,  # noqa: E402
+                          inplace, linalg, reduction, softmax)
+from minigrad.ops import shape as shape_ops  # noqa: E402

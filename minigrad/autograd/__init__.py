@@ -6,11 +6,11 @@ differences; ``detect_anomaly`` finds the operation whose backward made a NaN;
 ``BackwardStepper`` walks through a backward pass one node at a time.
 """
 
-from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minigrad.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: I001
-from minigrad.autograd.api import backward, grad
-from minigrad.autograd.gradcheck import GradcheckError, gradcheck
 from minigrad.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from minigrad.autograd.api import backward, grad
+from minigrad.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: I001
+from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd.gradcheck import GradcheckError, gradcheck
 from minigrad.autograd.stepper import BackwardStep, BackwardStepper
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck",

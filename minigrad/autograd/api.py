@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from minigrad.autograd.engine import run_backward
 from minigrad.tensor import Tensor
@@ -26,7 +27,8 @@ def _root_gradients(outputs: list, grad_outputs: list) -> list:
     grads = []
     for index, out in enumerate(outputs):
         if not out.requires_grad:
-            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not have "
+                               "a grad_fn")
         grad = grad_outputs[index] if grad_outputs else None
         if grad is None:
             if out.numel() != 1:
@@ -39,7 +41,8 @@ def _root_gradients(outputs: list, grad_outputs: list) -> list:
             raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of {list(grad.shape)} "
                                f"and output[{index}] has a shape of {list(out.shape)}.")
         elif grad.device != out.device:
-            raise RuntimeError(f"grad_output[{index}] is on {grad.device} but output[{index}] is on {out.device}")
+            raise RuntimeError(f"grad_output[{index}] is on {grad.device} but output[{index}] "
+                               f"is on {out.device}")
         if grad.dtype is not out.dtype:
             grad = grad.to(out.dtype)
         grads.append(grad)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import heapq
 import os
 import traceback
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from minigrad import backend
 from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly

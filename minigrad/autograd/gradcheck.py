@@ -7,7 +7,8 @@ obtained by backpropagating a one-hot gradient through the graph.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from minigrad import backend
 from minigrad.tensor import Tensor
@@ -23,7 +24,8 @@ def _outputs(fn: Callable, inputs: tuple) -> tuple:
     return tuple(r for r in results if isinstance(r, Tensor))
 
 
-def _numeric_jacobian_column(fn: Callable, inputs: tuple, tensor: Tensor, flat_index: int, eps: float) -> list:
+def _numeric_jacobian_column(fn: Callable, inputs: tuple, tensor: Tensor, flat_index: int,
+                             eps: float) -> list:
     """d(outputs)/d(tensor[flat_index]) by central differences, one flat array per output."""
     from minigrad.autograd.grad_mode import no_grad  # noqa: PLC0415
 
@@ -104,7 +106,10 @@ def _analytic_jacobian(fn: Callable, inputs: tuple, checked: list, out_index: in
             grads = autograd_grad([fresh], [inputs[i] for i in checked], [seed], allow_unused=True)
         for i, g in zip(checked, grads):
             numel = inputs[i].numel()
-            rows[i].append([0.0] * numel if g is None else backend.to_host(g.array).astype("float64").reshape(-1))
+            if g is None:
+                rows[i].append([0.0] * numel)
+            else:
+                rows[i].append(backend.to_host(g.array).astype("float64").reshape(-1))
     return rows
 
 

@@ -193,11 +193,12 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     axis = _normalize_dim(dim, reference.ndim)
     for number, t in enumerate(tensors):
         if t.ndim != reference.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {reference.ndim} and {t.ndim}")
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {reference.ndim} "
+                               f"and {t.ndim}")
         for i, (n, m) in enumerate(zip(reference.shape, t.shape)):
             if i != axis and n != m:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected size {n} "
-                                   f"but got size {m} for tensor number {number} in the list.")
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected "
+                                   f"size {n} but got size {m} for tensor number {number} in the list.")
     return Cat.apply(axis, *tensors)
 
 
@@ -208,8 +209,8 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
         raise RuntimeError("stack expects a non-empty TensorList")
     for number, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
-                               f"at entry 0 and {list(t.shape)} at entry {number}")
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {number}")
     axis = _normalize_dim(dim, tensors[0].ndim + 1)
     return cat([unsqueeze(t, axis) for t in tensors], axis)
 
