@@ -1,0 +1,224 @@
+"""Time Conv2d forward and forward+backward, minigrad against PyTorch, float32.
+
+    python benchmarks/conv.py                      # all shapes, minigrad's default algorithm
+    python benchmarks/conv.py --algorithm rot180 --rounds 5
+    python benchmarks/conv.py --coretype ""        # run minigrad with OPENBLAS_CORETYPE unset
+    python benchmarks/conv.py --threads 1 --clock cpu   # CPU seconds, 1 thread: steadier on a busy machine
+
+Each library runs in its own worker process (two BLAS thread pools in one process
+slow each other down); the workers take turns, shape by shape, round after round,
+so slow phases of a shared machine hit both alike. Reported times are medians over
+all rounds. Both libraries use 2 threads (``--threads``). forward+backward computes the
+gradients of the input, the weight and the bias, from a fixed random output gradient.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# (N, C_in, H, W, C_out, k, stride, padding, dilation, groups)
+SHAPES = [
+    (64, 1, 28, 28, 32, 3, 1, 1, 1, 1),
+    (64, 32, 14, 14, 64, 3, 1, 1, 1, 1),
+    (64, 1, 28, 28, 6, 5, 1, 2, 1, 1),
+    (64, 6, 14, 14, 16, 5, 1, 0, 1, 1),
+    (64, 3, 32, 32, 64, 3, 1, 1, 1, 1),
+    (64, 64, 16, 16, 128, 3, 2, 1, 1, 1),
+    (32, 16, 32, 32, 32, 3, 1, 2, 2, 1),
+    (32, 32, 32, 32, 64, 3, 1, 1, 1, 4),
+    (32, 32, 32, 32, 32, 3, 1, 1, 1, 32),
+]
+# The goal for fwd+bwd time, as a multiple of PyTorch's: MNIST shapes, others, depthwise.
+GOALS = [1.5, 1.5, 1.5, 1.5, 2.0, 2.0, 2.0, 2.0, 4.0]
+MODES = ("forward", "forward+backward")
+
+
+def forward_flops(shape: tuple) -> float:
+    n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
+    h_out = (h + 2 * padding - dilation * (k - 1) - 1) // stride + 1
+    w_out = (w + 2 * padding - dilation * (k - 1) - 1) // stride + 1
+    return 2.0 * n * c_out * h_out * w_out * (c_in // groups) * k * k
+
+
+# --- the worker: one library, one process ----------------------------------------------------------------
+
+def _torch_runner(shape: tuple, threads: int):
+    import torch
+
+    torch.set_num_threads(threads)
+    n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(n, c_in, h, w, generator=gen, requires_grad=True)
+    conv = torch.nn.Conv2d(c_in, c_out, k, stride, padding, dilation, groups)
+    with torch.no_grad():
+        grad = torch.randn_like(conv(x))
+
+    def forward():
+        with torch.no_grad():
+            conv(x)
+
+    def forward_backward():
+        x.grad = conv.weight.grad = conv.bias.grad = None
+        conv(x).backward(grad)
+
+    return {"forward": forward, "forward+backward": forward_backward}
+
+
+def _minigrad_runner(shape: tuple, algorithm: str):
+    import numpy
+
+    import minigrad as mg
+    from minigrad.ops.conv import conv2d
+
+    n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
+    rng = numpy.random.default_rng(0)
+
+    def leaf(*size, scale=1.0):
+        return mg.tensor((rng.standard_normal(size) * scale).astype(numpy.float32), requires_grad=True)
+
+    bound = 1.0 / (c_in // groups * k * k) ** 0.5
+    x, weight, bias = leaf(n, c_in, h, w), leaf(c_out, c_in // groups, k, k, scale=bound), leaf(c_out)
+
+    def run():
+        return conv2d(x, weight, bias, stride, padding, dilation, groups, algorithm=algorithm)
+
+    with mg.no_grad():
+        grad = mg.tensor(rng.standard_normal(tuple(run().shape)).astype(numpy.float32))
+
+    def forward():
+        with mg.no_grad():
+            run()
+
+    def forward_backward():
+        x.grad = weight.grad = bias.grad = None
+        run().backward(grad)
+
+    return {"forward": forward, "forward+backward": forward_backward}
+
+
+def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
+    """Answer requests on stdin, one JSON line each: {"shape": i, "mode": m, "number": k}."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    clock = time.process_time if clock_name == "cpu" else time.perf_counter
+    runners = {}
+    for line in sys.stdin:
+        request = json.loads(line)
+        index = request["shape"]
+        if index not in runners:
+            shape = SHAPES[index]
+            make = (lambda s: _torch_runner(s, threads)) if library == "torch" else \
+                (lambda s: _minigrad_runner(s, algorithm))
+            runners[index] = make(shape)
+        fn = runners[index][request["mode"]]
+        fn()  # warm-up: caches, allocator, first-touch of the buffers
+        times = []
+        for _ in range(request["number"]):
+            start = clock()
+            fn()
+            times.append(clock() - start)
+        print(json.dumps(times), flush=True)
+
+
+# --- the driver ------------------------------------------------------------------------------------------
+
+class Worker:
+    def __init__(self, library: str, args: argparse.Namespace, env: dict):
+        command = [sys.executable, __file__, "--worker", library, "--algorithm", args.algorithm,
+                   "--threads", str(args.threads), "--clock", args.clock]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        env=env)
+
+    def time(self, shape: int, mode: str, number: int) -> list:
+        self.process.stdin.write(json.dumps({"shape": shape, "mode": mode, "number": number}) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("a benchmark worker died; run it alone to see its error")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def _torch_installed() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--algorithm", default="im2col", help="minigrad's conv algorithm (default: im2col)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per shape (default 5)")
+    parser.add_argument("--number", type=int, default=3, help="timed calls per round (default 3)")
+    parser.add_argument("--shapes", default="", help="comma-separated shape numbers to run (default: all)")
+    parser.add_argument("--no-torch", action="store_true", help="time minigrad alone")
+    parser.add_argument("--threads", type=int, default=2, help="threads for each library (default 2)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall time, or the worker's CPU time (meaningful with --threads 1)")
+    parser.add_argument("--stat", choices=("median", "min"), default="median", help="how samples combine")
+    parser.add_argument("--coretype", default=None,
+                        help="OPENBLAS_CORETYPE for minigrad's worker ('' unsets it; default: inherit)")
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.algorithm, args.threads, args.clock)
+        return
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+    if args.coretype is not None:
+        env.pop("OPENBLAS_CORETYPE", None)
+        if args.coretype:
+            env["OPENBLAS_CORETYPE"] = args.coretype
+    libraries = {"minigrad": Worker("minigrad", args, env)}
+    if not args.no_torch and _torch_installed():
+        libraries["torch"] = Worker("torch", args, dict(os.environ))
+    chosen = [int(s) for s in args.shapes.split(",")] if args.shapes else list(range(len(SHAPES)))
+
+    samples = {(lib, i, mode): [] for lib in libraries for i in chosen for mode in MODES}
+    for _ in range(args.rounds):
+        for i in chosen:
+            for mode in MODES:
+                for lib, work in libraries.items():
+                    samples[(lib, i, mode)] += work.time(i, mode, args.number)
+    for work in libraries.values():
+        work.close()
+
+    combine = statistics.median if args.stat == "median" else min
+    print(f"minigrad algorithm={args.algorithm}, float32, {args.threads} thread(s), {args.clock} clock; "
+          f"OPENBLAS_CORETYPE={env.get('OPENBLAS_CORETYPE', '(unset)')}; {args.stat} of "
+          f"{args.rounds}x{args.number} calls")
+    header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28} {'mode':<17} {'minigrad ms':>11} {'GFLOP/s':>8}"
+    if "torch" in libraries:
+        header += f" {'torch ms':>9} {'GFLOP/s':>8} {'ratio':>6} {'goal':>5} {'ratio of mins':>13}"
+    print(header)
+    for i in chosen:
+        flops = forward_flops(SHAPES[i])
+        for mode in MODES:
+            work = flops * (1 if mode == "forward" else 3)
+            ours = combine(samples[("minigrad", i, mode)])
+            row = f"{','.join(map(str, SHAPES[i])):<28} {mode:<17} {ours * 1e3:>11.2f}"
+            row += f" {work / ours / 1e9:>8.1f}"
+            if "torch" in libraries:
+                theirs = combine(samples[("torch", i, mode)])
+                ratio = ours / theirs
+                goal = "" if mode == "forward" else ("ok" if ratio <= GOALS[i] else f">{GOALS[i]:g}x")
+                best = min(samples[("minigrad", i, mode)]) / min(samples[("torch", i, mode)])
+                row += f" {theirs * 1e3:>9.2f} {work / theirs / 1e9:>8.1f} {ratio:>6.2f} {goal:>5}"
+                row += f" {best:>13.2f}"
+            print(row)
+
+
+if __name__ == "__main__":
+    main()

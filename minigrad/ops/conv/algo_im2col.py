@@ -1,0 +1,89 @@
+"""Convolution as matrix products over im2col columns — the GEMM route production libraries take.
+
+With ``cols = im2col(x)`` of shape (C_in·kh·kw, N·L), L = H_out·W_out, and the weight
+viewed per group as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
+
+    forward:      Y_g   = W_g · cols_g             one batched product over all G groups
+    grad_weight:  dW_g  = δ_g · cols_gᵀ            (reuses the forward's columns)
+    grad_input:   dcols = W_gᵀ · δ_g,  dx = col2im(dcols)
+
+where ``δ_g`` is the output gradient of group g as a (C_out/G, N·L) matrix. The bias
+is the caller's business (db = Σ δ over n, h, w).
+
+Depthwise convolutions (one input channel per group) are the exception: their
+per-group products are too thin for a GEMM to pay off, so they go to ``depthwise.py``,
+which sums the kh·kw shifted slices directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.backend import get_array_module
+from minigrad.ops.conv import depthwise
+from minigrad.ops.conv.geometry import Pair, output_shape
+from minigrad.ops.conv.im2col import col2im, im2col
+
+__all__ = ["forward", "grad_input", "grad_weight", "prepare_grad_output"]
+
+
+def _grouped_weight(weight: Any, groups: int) -> Any:
+    """(C_out, C_in/G, kh, kw) -> (G, C_out/G, C_in/G·kh·kw)."""
+    c_out = weight.shape[0]
+    return weight.reshape(groups, c_out // groups, -1)
+
+
+def _grouped_grad(grad_out: Any, groups: int) -> Any:
+    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, N·L), the layout of the forward's product."""
+    xp = get_array_module(grad_out)
+    c_out = grad_out.shape[1]
+    # No copy when δ is already in (C, N) memory order (see prepare_grad_output).
+    by_channel = xp.ascontiguousarray(grad_out.transpose(1, 0, 2, 3))
+    return by_channel.reshape(groups, c_out // groups, -1)
+
+
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, groups: int) -> Any:
+    """δ laid out channel-major in memory, once, for grad_input and grad_weight to share (same values)."""
+    if depthwise.is_depthwise(weight_shape, groups):
+        return grad_out
+    xp = get_array_module(grad_out)
+    return xp.ascontiguousarray(grad_out.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)
+
+
+def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
+    """Y_g = W_g · cols_g for all groups at once; returns ``(out (N, C_out, H_out, W_out), cols)``."""
+    if depthwise.is_depthwise(weight.shape, groups):
+        return depthwise.forward(x, weight, stride, padding, dilation, groups)
+    xp = get_array_module(x)
+    n = x.shape[0]
+    c_out, _, kh, kw = weight.shape
+    h_out, w_out = output_shape(x.shape, (kh, kw), stride, padding, dilation)
+    cols = im2col(x, (kh, kw), stride, padding, dilation)
+    cols_g = cols.reshape(groups, -1, cols.shape[1])
+    out = xp.matmul(_grouped_weight(weight, groups), cols_g)          # (G, C_out/G, N·L)
+    # The product is channel-major; hand out the NCHW view of it instead of a transposed copy.
+    return out.reshape(c_out, n, h_out, w_out).transpose(1, 0, 2, 3), cols
+
+
+def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
+               dilation: Pair, groups: int, cache: Any = None) -> Any:
+    """dx = col2im(W_gᵀ · δ_g): every column's gradient added back onto its window."""
+    if depthwise.is_depthwise(weight.shape, groups):
+        return depthwise.grad_input(grad_out, weight, input_shape, stride, padding, dilation, groups)
+    xp = get_array_module(grad_out)
+    w_g = _grouped_weight(weight, groups)
+    grad_cols = xp.matmul(w_g.transpose(0, 2, 1), _grouped_grad(grad_out, groups))  # (G, K, N·L)
+    grad_cols = grad_cols.reshape(-1, grad_cols.shape[2])
+    return col2im(grad_cols, tuple(input_shape), weight.shape[2:], stride, padding, dilation)
+
+
+def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
+                dilation: Pair, groups: int, cache: Any = None) -> Any:
+    """dW_g = δ_g · cols_gᵀ; ``cache`` is the forward's columns (recomputed when None)."""
+    if depthwise.is_depthwise(weight_shape, groups):
+        return depthwise.grad_weight(x, grad_out, weight_shape, stride, padding, dilation, groups, cache)
+    xp = get_array_module(grad_out)
+    cols = im2col(x, tuple(weight_shape[2:]), stride, padding, dilation) if cache is None else cache
+    cols_g = cols.reshape(groups, -1, cols.shape[1])
+    grad_w = xp.matmul(_grouped_grad(grad_out, groups), cols_g.transpose(0, 2, 1))  # (G, C_out/G, K)
+    return grad_w.reshape(tuple(weight_shape))

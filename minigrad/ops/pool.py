@@ -1,0 +1,301 @@
+"""Max and average pooling: a reduction over the kh·kw strided views of the (padded) input.
+
+For each kernel tap (i, j) the slice ``x_pad[..., i·d + s·h, j·d + s·w]`` (all h, w at
+once) is one view; pooling combines these kh·kw views elementwise:
+
+    max pool:  y = max_(i,j) view_ij               (padding is −∞, so it never wins)
+    avg pool:  y = Σ_(i,j) view_ij / divisor       (padding is 0)
+
+and the backward adds δ back onto the same views: for max, only where that tap was
+the window's *first* maximum in scan order (PyTorch's rule, which makes ties
+deterministic); for avg, δ / divisor everywhere. Sizes follow PyTorch, ceil_mode
+included: a last, partial window is kept if it starts inside the input or left padding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
+from minigrad.ops.conv.geometry import Pair, window
+from minigrad.tensor import Tensor
+
+__all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
+           "pool_output_size", "max_pool2d_forward", "max_pool2d_taps", "max_pool2d_backward",
+           "avg_pool2d_forward", "avg_pool2d_backward"]
+
+
+def pool_output_size(size: int, kernel: int, stride: int, padding: int, dilation: int,
+                     ceil_mode: bool) -> int:
+    """⌊ or ⌈ (size + 2p − d(k−1) − 1) / s ⌉ + 1; ceil_mode drops a window starting in the right padding."""
+    span = size + 2 * padding - dilation * (kernel - 1) - 1
+    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def _output_shape(shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+                  ceil_mode: bool) -> Pair:
+    return tuple(pool_output_size(shape[axis - 2], kernel_size[axis], stride[axis], padding[axis],
+                                  dilation[axis], ceil_mode) for axis in (0, 1))
+
+
+def _padded(x: Any, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+            fill: Any) -> Any:
+    """``x`` framed by ``fill``: ``padding`` on each side, plus what a ceil_mode window overhangs."""
+    xp = get_array_module(x)
+    height, width = x.shape[-2:]
+    needed = [(out_shape[a] - 1) * stride[a] + dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1)]
+    size = (max(needed[0], height + 2 * padding[0]), max(needed[1], width + 2 * padding[1]))
+    if size == (height, width):
+        return x
+    framed = xp.full(x.shape[:-2] + size, fill, dtype=x.dtype)
+    framed[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width] = x
+    return framed
+
+
+def _taps(out_shape: Pair, kernel_size: Pair, stride: Pair, dilation: Pair) -> Any:
+    """Yield ``(tap number, slice of the padded input)`` for every kernel tap in scan order."""
+    for i in range(kernel_size[0]):
+        rows = window(i * dilation[0], out_shape[0], stride[0])
+        for j in range(kernel_size[1]):
+            yield i * kernel_size[1] + j, (Ellipsis, rows, window(j * dilation[1], out_shape[1], stride[1]))
+
+
+def _lowest(xp: Any, dtype: Any) -> Any:
+    """The padding value of max pooling: −∞, or the smallest integer."""
+    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+
+
+# --- max pooling: arrays ---------------------------------------------------------------------------
+
+def max_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+                       ceil_mode: bool) -> Any:
+    """y = max over the kh·kw tap views of x padded with −∞; ``x`` is (..., H, W)."""
+    xp = get_array_module(x)
+    out_shape = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
+    out = None
+    for _, view in _taps(out_shape, kernel_size, stride, dilation):
+        out = framed[view].copy() if out is None else xp.maximum(out, framed[view], out=out)
+    return out
+
+
+def _first_valid_tap(out_shape: Pair, input_size: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
+                     dilation: Pair, xp: Any) -> Any:
+    """For each output, the first tap in scan order that lies inside the input (not the padding)."""
+    first = []
+    for axis in (0, 1):
+        start = xp.arange(out_shape[axis]) * stride[axis] - padding[axis]      # where each window starts
+        first.append(xp.maximum(-(start // dilation[axis]), 0))                # ⌈−start / d⌉, at least 0
+    return first[0][:, None] * kernel_size[1] + first[1][None, :]
+
+
+def max_pool2d_taps(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+                    ceil_mode: bool) -> Any:
+    """Which tap (i·kw + j) holds each window's maximum, by PyTorch's scan rule.
+
+    Taps are visited in order and one replaces the current choice if its value is
+    strictly greater (so ties keep the first) or is NaN (so NaN propagates). A window
+    of −∞ only keeps its first tap inside the input.
+    """
+    xp = get_array_module(x)
+    out_shape = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
+    best = xp.full(x.shape[:-2] + out_shape, _lowest(xp, x.dtype), dtype=x.dtype)
+    chosen = _first_valid_tap(out_shape, x.shape[-2:], kernel_size, stride, padding, dilation, xp)
+    chosen = xp.broadcast_to(chosen.astype(xp.int32), best.shape).copy()
+    for tap, view in _taps(out_shape, kernel_size, stride, dilation):
+        values = framed[view]
+        better = (values > best) | (values != values)                         # NaN != NaN
+        best = xp.where(better, values, best)
+        chosen = xp.where(better, xp.int32(tap), chosen)
+    return chosen
+
+
+def max_pool2d_indices(taps: Any, input_size: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
+                       dilation: Pair) -> Any:
+    """Tap numbers -> flat indices into the H·W input plane (PyTorch's ``return_indices``)."""
+    xp = get_array_module(taps)
+    out_h, out_w = taps.shape[-2:]
+    i, j = taps // kernel_size[1], taps % kernel_size[1]
+    rows = xp.arange(out_h)[:, None] * stride[0] - padding[0] + i * dilation[0]
+    cols = xp.arange(out_w)[None, :] * stride[1] - padding[1] + j * dilation[1]
+    return (rows * input_size[1] + cols).astype(xp.int64)
+
+
+def max_pool2d_backward(grad_out: Any, x: Any, kernel_size: Pair, stride: Pair, padding: Pair,
+                        dilation: Pair, ceil_mode: bool) -> Any:
+    """dx: each δ goes to its window's first maximum, added tap by tap onto that tap's view."""
+    xp = get_array_module(grad_out)
+    taps = max_pool2d_taps(x, kernel_size, stride, padding, dilation, ceil_mode)
+    out_shape = taps.shape[-2:]
+    grad = _padded(xp.zeros(x.shape, dtype=grad_out.dtype), out_shape, kernel_size, stride, padding,
+                   dilation, 0)
+    zero = xp.zeros((), dtype=grad_out.dtype)
+    for tap, view in _taps(out_shape, kernel_size, stride, dilation):
+        grad[view] += xp.where(taps == tap, grad_out, zero)
+    height, width = x.shape[-2:]
+    return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
+
+
+# --- average pooling: arrays -----------------------------------------------------------------------
+
+def avg_pool2d_divisor(input_size: Pair, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
+                       count_include_pad: bool, divisor_override: int | None, xp: Any, dtype: Any) -> Any:
+    """What each window's sum is divided by, (H_out, W_out), as PyTorch counts it.
+
+    A window's extent is clipped to the padded input (never to a ceil_mode overhang);
+    without ``count_include_pad`` it is clipped to the input itself.
+    """
+    if divisor_override:
+        return divisor_override
+    extents = []
+    for axis in (0, 1):
+        start = xp.arange(out_shape[axis]) * stride[axis] - padding[axis]
+        end = xp.minimum(start + kernel_size[axis], input_size[axis] + padding[axis])
+        if not count_include_pad:
+            start, end = xp.maximum(start, 0), xp.minimum(end, input_size[axis])
+        extents.append(end - start)
+    return (extents[0][:, None] * extents[1][None, :]).astype(dtype)
+
+
+def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, ceil_mode: bool,
+                       count_include_pad: bool, divisor_override: int | None) -> Any:
+    """y = Σ over the kh·kw tap views of x padded with 0, divided by each window's divisor."""
+    xp = get_array_module(x)
+    one = (1, 1)
+    out_shape = _output_shape(x.shape, kernel_size, stride, padding, one, ceil_mode)
+    framed = _padded(x, out_shape, kernel_size, stride, padding, one, 0)
+    total = xp.zeros(x.shape[:-2] + out_shape, dtype=x.dtype)
+    for _, view in _taps(out_shape, kernel_size, stride, one):
+        total += framed[view]
+    divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
+                                 divisor_override, xp, x.dtype)
+    total /= divisor
+    return total
+
+
+def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
+                        ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Any:
+    """dx: every tap's view receives δ / divisor."""
+    xp = get_array_module(grad_out)
+    one = (1, 1)
+    out_shape = grad_out.shape[-2:]
+    divisor = avg_pool2d_divisor(input_shape[-2:], out_shape, kernel_size, stride, padding,
+                                 count_include_pad, divisor_override, xp, grad_out.dtype)
+    share = grad_out / divisor
+    grad = _padded(xp.zeros(input_shape, dtype=grad_out.dtype), out_shape, kernel_size, stride, padding,
+                   one, 0)
+    for _, view in _taps(out_shape, kernel_size, stride, one):
+        grad[view] += share
+    height, width = input_shape[-2:]
+    return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
+
+
+# --- autograd Functions and the public functions ---------------------------------------------------
+
+def _pool_pair(value: Any, name: str) -> Pair:
+    if isinstance(value, int):
+        return (value, value)
+    values = tuple(int(v) for v in value)
+    if len(values) not in (1, 2):
+        raise RuntimeError(f"max_pool2d/avg_pool2d: {name} must either be a single int, or a tuple of two "
+                           f"ints, but got {name}={list(values)}")
+    return values * 2 if len(values) == 1 else values
+
+
+def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+                ceil_mode: bool) -> None:
+    """PyTorch's pool2d_shape_check, with its messages."""
+    if x.ndim not in (3, 4) or 0 in x.shape[-3:]:
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got input of "
+                           f"size {list(x.shape)}")
+    if min(kernel_size) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got "
+                           f"kernel_size={list(kernel_size)}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should not be zero, but got stride={list(stride)}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
+                           f"dilationW: {dilation[1]}")
+    for axis in (0, 1):
+        if padding[axis] < 0 or padding[axis] > (dilation[axis] * (kernel_size[axis] - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={padding[axis]}, kernel_size={kernel_size[axis]} and "
+                               f"dilation={dilation[axis]}")
+    out = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    if min(out) < 1:
+        c, h, w = x.shape[-3:]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{out[0]}x{out[1]}). Output size is too small")
+
+
+class MaxPool2dFunction(Function):
+    """y = max over each window;   dx: δ goes to the window's first maximum (tap by tap)."""
+
+    @staticmethod
+    def forward(ctx, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):  # noqa: A002
+        x = input.array
+        ctx.settings = (kernel_size, stride, padding, dilation, ceil_mode)
+        ctx.save_for_backward(input)
+        out = Tensor(max_pool2d_forward(x, *ctx.settings))
+        if not return_indices:
+            return out
+        taps = max_pool2d_taps(x, *ctx.settings)
+        indices = Tensor(max_pool2d_indices(taps, x.shape[-2:], kernel_size, stride, padding, dilation))
+        ctx.mark_non_differentiable(indices)
+        return out, indices
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_indices=None):
+        (x,) = ctx.saved_tensors
+        grad = max_pool2d_backward(grad_output.array, x.array, *ctx.settings)
+        return Tensor(grad), None, None, None, None, None, None
+
+
+class AvgPool2dFunction(Function):
+    """y = (sum over each window) / divisor;   dx: every window position gets δ / divisor."""
+
+    @staticmethod
+    def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
+                divisor_override):
+        ctx.settings = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        ctx.input_shape = input.shape
+        return Tensor(avg_pool2d_forward(input.array, *ctx.settings))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad = avg_pool2d_backward(grad_output.array, tuple(ctx.input_shape), *ctx.settings)
+        return Tensor(grad), None, None, None, None, None, None
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002 (PyTorch's name)
+               padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """Max over (dilated) windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.max_pool2d``.
+
+    With ``return_indices``, also each maximum's flat index into its H·W input plane.
+    """
+    kernel_size = _pool_pair(kernel_size, "kernel_size")
+    stride = kernel_size if stride is None or stride == [] or stride == () else _pool_pair(stride, "stride")
+    padding, dilation = _pool_pair(padding, "padding"), _pool_pair(dilation, "dilation")
+    _check_pool(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return MaxPool2dFunction.apply(input, kernel_size, stride, padding, dilation, bool(ceil_mode),
+                                   bool(return_indices))
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002 (PyTorch's name)
+               padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """Mean over windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.avg_pool2d``."""
+    kernel_size = _pool_pair(kernel_size, "kernel_size")
+    stride = kernel_size if stride is None or stride == [] or stride == () else _pool_pair(stride, "stride")
+    padding = _pool_pair(padding, "padding")
+    _check_pool(input, kernel_size, stride, padding, (1, 1), ceil_mode)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return AvgPool2dFunction.apply(input, kernel_size, stride, padding, bool(ceil_mode),
+                                   bool(count_include_pad), divisor_override)

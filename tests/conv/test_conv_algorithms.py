@@ -1,0 +1,216 @@
+"""The three conv algorithms, at array level: each agrees with PyTorch and with the others,
+rot180's pieces do what they say, and rot180 / naive really compute their own way."""
+
+import sys
+
+import numpy
+import pytest
+from conv_reference import CASE_IDS, CASES, ConvCase, output_grad, torch_conv
+
+from minigrad.ops.conv import algo_im2col, algo_naive, algo_rot180
+from minigrad.ops.conv import im2col as im2col_module
+
+torch = pytest.importorskip("torch")
+
+ALGORITHMS = {"im2col": algo_im2col, "rot180": algo_rot180, "naive": algo_naive}
+
+
+def _run(module, case, x, weight, grad_out):
+    out, cache = module.forward(x, weight, *case.settings)
+    grad_x = module.grad_input(grad_out, weight, x.shape, *case.settings, cache=cache)
+    grad_w = module.grad_weight(x, grad_out, weight.shape, *case.settings, cache=cache)
+    return {"out": out, "x": grad_x, "weight": grad_w}
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_forward_and_both_gradients_match_torch(name, case):
+    x, weight, _ = case.arrays(seed=3)
+    grad_out = output_grad(case)
+    expected = torch_conv(case, x, weight, None, grad_out)
+    ours = _run(ALGORITHMS[name], case, x, weight, grad_out)
+    for key in ("out", "x", "weight"):
+        assert ours[key].shape == expected[key].shape, key
+        numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
+
+
+@pytest.mark.parametrize("case", CASES[::3], ids=CASE_IDS[::3])
+def test_the_three_algorithms_agree_with_each_other(case):
+    x, weight, _ = case.arrays(seed=4)
+    grad_out = output_grad(case, seed=5)
+    results = {name: _run(module, case, x, weight, grad_out) for name, module in ALGORITHMS.items()}
+    for key in ("out", "x", "weight"):
+        numpy.testing.assert_allclose(results["rot180"][key], results["im2col"][key], rtol=1e-10, atol=1e-10)
+        numpy.testing.assert_allclose(results["naive"][key], results["im2col"][key], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_rows_the_forward_never_saw_get_zero_gradient(name):
+    """8 rows, kernel 3, stride 3: windows cover rows 0-5; rows 6 and 7 must get exactly 0."""
+    case = ConvCase("uncovered", 1, 2, (8, 8), 2, (3, 3), (3, 3))
+    x, weight, _ = case.arrays()
+    grad_x = ALGORITHMS[name].grad_input(output_grad(case), weight, x.shape, *case.settings)
+    assert grad_x.shape == x.shape
+    assert numpy.all(grad_x[:, :, 6:, :] == 0) and numpy.all(grad_x[:, :, :, 6:] == 0)
+    assert numpy.all(grad_x[:, :, :6, :6] != 0)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_dtype_is_kept(name, dtype):
+    case = ConvCase("small", 1, 2, (4, 4), 2, (3, 3), padding=(1, 1))
+    x, weight, _ = (a.astype(dtype) for a in case.arrays())
+    result = _run(ALGORITHMS[name], case, x, weight, output_grad(case).astype(dtype))
+    assert all(value.dtype == dtype for value in result.values())
+
+
+# --- rot180's pieces, each against an independent construction -----------------------------------
+
+def test_rotate_kernel_flips_both_axes_and_swaps_channels_per_group():
+    weight = numpy.random.default_rng(0).standard_normal((6, 2, 3, 2))    # 6 out, 4 in, groups 2
+    rotated = algo_rot180.rotate_kernel(weight, groups=2)
+    assert rotated.shape == (4, 3, 3, 2)                                   # (C_in, C_out/G, kh, kw)
+    flipped = torch.flip(torch.tensor(weight), dims=(2, 3)).numpy()
+    for g in range(2):
+        block = flipped[3 * g:3 * (g + 1)]                                 # (3 out, 2 in, kh, kw)
+        numpy.testing.assert_array_equal(rotated[2 * g:2 * (g + 1)], block.transpose(1, 0, 2, 3))
+    assert rotated[0, 0, 0, 0] == weight[0, 0, 2, 1]
+
+
+def test_dilate_and_pad_grad_places_each_delta_stride_apart_inside_a_zero_frame():
+    delta = numpy.arange(1.0, 7.0).reshape(1, 1, 2, 3)
+    # kernel 3x2, dilation (1, 2): frame of d·(k−1) = 2 rows and 2 columns; padded input 7x9.
+    full = algo_rot180.dilate_and_pad_grad(delta, (3, 2), (3, 2), (1, 2), (7, 9))
+    assert full.shape == (1, 1, 7 + 2, 9 + 2)
+    expected = numpy.zeros((9, 11))
+    for h in range(2):
+        for w in range(3):
+            expected[2 + 3 * h, 2 + 2 * w] = delta[0, 0, h, w]
+    numpy.testing.assert_array_equal(full[0, 0], expected)
+
+
+@pytest.mark.parametrize("case", [CASES[i] for i in (2, 6, 15)], ids=[CASE_IDS[i] for i in (2, 6, 15)])
+def test_correlate_is_torch_conv2d_without_padding(case):
+    x, weight, _ = case.arrays()
+    expected = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(weight), None, case.stride, 0,
+                                          case.dilation, case.groups).numpy()
+    ours = algo_rot180.correlate(x, weight, case.stride, case.dilation, case.groups)
+    numpy.testing.assert_allclose(ours, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_grad_input_is_the_full_correlation_with_the_rotated_kernel():
+    """Assemble dx from the three named pieces by hand and compare with PyTorch's dx."""
+    case = CASES[6]
+    x, weight, _ = case.arrays()
+    grad_out = output_grad(case)
+    padded = tuple(case.size[a] + 2 * case.padding[a] for a in (0, 1))
+    full = algo_rot180.dilate_and_pad_grad(grad_out, case.stride, case.kernel, case.dilation, padded)
+    rotated = algo_rot180.rotate_kernel(weight, case.groups)
+    grad_padded = torch.nn.functional.conv2d(torch.tensor(full), torch.tensor(rotated.copy()), None, 1, 0,
+                                             case.dilation, case.groups).numpy()
+    ph, pw = case.padding
+    expected = torch_conv(case, x, weight, None, grad_out)["x"]
+    numpy.testing.assert_allclose(grad_padded[:, :, ph:ph + case.size[0], pw:pw + case.size[1]], expected,
+                                  rtol=1e-10, atol=1e-10)
+
+
+# --- rot180 and naive compute their own way ----------------------------------------------------------
+
+class _ForbiddenCallError(AssertionError):
+    pass
+
+
+@pytest.fixture
+def im2col_forbidden(monkeypatch):
+    """Make im2col / col2im raise, wherever a module could look them up."""
+    def refuse(*args, **kwargs):
+        raise _ForbiddenCallError("im2col/col2im was called")
+
+    for module in (im2col_module, algo_im2col, algo_rot180, algo_naive):
+        for name in ("im2col", "col2im"):
+            monkeypatch.setattr(module, name, refuse, raising=False)
+
+
+def _calls_to(functions, run):
+    """Names of ``functions`` (original objects, by code) called while ``run()`` executes."""
+    codes = {f.__code__: f.__name__ for f in functions}
+    seen = set()
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code in codes:
+            seen.add(codes[frame.f_code])
+
+    sys.setprofile(profiler)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+@pytest.mark.parametrize("name", ["rot180", "naive"])
+def test_rot180_and_naive_never_use_im2col_or_col2im(name, im2col_forbidden):
+    module = ALGORITHMS[name]
+    case = CASES[15]
+    x, weight, _ = case.arrays()
+    grad_out = output_grad(case)
+    expected = torch_conv(case, x, weight, None, grad_out)
+    ours = _run(module, case, x, weight, grad_out)   # any patched name would raise here
+    numpy.testing.assert_allclose(ours["x"], expected["x"], rtol=1e-10, atol=1e-10)
+
+
+def test_the_forbidding_fixture_does_stop_the_im2col_algorithm(im2col_forbidden):
+    case = CASES[0]
+    x, weight, _ = case.arrays()
+    with pytest.raises(_ForbiddenCallError):
+        algo_im2col.forward(x, weight, *case.settings)
+
+
+@pytest.mark.parametrize("name", ["rot180", "naive"])
+def test_no_call_reaches_the_original_im2col_code(name):
+    """Even a reference saved before any patching would show up here, by its code object."""
+    originals = (im2col_module.im2col, im2col_module.col2im)
+    case = CASES[7]
+    x, weight, _ = case.arrays()
+    grad_out = output_grad(case)
+    assert _calls_to(originals, lambda: _run(ALGORITHMS[name], case, x, weight, grad_out)) == set()
+    # ... while the im2col algorithm does reach them, so the probe itself works.
+    assert _calls_to(originals, lambda: _run(algo_im2col, case, x, weight, grad_out)) == {"im2col", "col2im"}
+
+
+def test_im2col_algorithm_sums_taps_directly_for_depthwise_only():
+    """Depthwise cases skip the column matrix; a grouped case with 2 channels per group uses it."""
+    originals = (im2col_module.im2col, im2col_module.col2im)
+    for case, expected in ((CASES[8], set()), (CASES[16], set()), (CASES[15], {"im2col", "col2im"})):
+        arrays = case.arrays()[:2] + (output_grad(case),)
+        run = lambda c=case, a=arrays: _run(algo_im2col, c, *a)  # noqa: E731
+        assert _calls_to(originals, run) == expected, case.name
+
+
+def test_naive_really_loops_once_per_output_value():
+    """The naive forward takes one Python step per (n, c_out, h, w): count them with a profiler."""
+    case = ConvCase("tiny", 2, 2, (4, 5), 3, (2, 2))
+    x, weight, _ = case.arrays()
+    steps = []
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code is algo_naive._receptive_field.__code__:
+            steps.append(1)
+
+    sys.setprofile(profiler)
+    try:
+        algo_naive.forward(x, weight, *case.settings)
+    finally:
+        sys.setprofile(None)
+    assert len(steps) == 2 * 3 * 3 * 4
+
+
+def test_prepare_grad_output_changes_the_layout_not_the_values():
+    case = CASES[7]
+    grad_out = output_grad(case)
+    prepared = algo_im2col.prepare_grad_output(grad_out, case.weight_shape, case.groups)
+    numpy.testing.assert_array_equal(prepared, grad_out)
+    assert prepared.transpose(1, 0, 2, 3).flags.c_contiguous        # channel-major in memory
+    depthwise_case = CASES[8]
+    delta = output_grad(depthwise_case)
+    assert algo_im2col.prepare_grad_output(delta, depthwise_case.weight_shape, depthwise_case.groups) is delta
