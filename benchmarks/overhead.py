@@ -26,7 +26,7 @@ def _chain(lib, n_ops: int) -> float:
     w = lib.ones(16) * 0.5
     start = time.perf_counter()
     y = x
-    for i in range(n_ops // 4):  # four kinds of op, n_ops in total
+    for _ in range(n_ops // 4):  # four kinds of op, n_ops in total
         y = y * w
         y = y + x
         y = y.tanh()
@@ -37,8 +37,7 @@ def _chain(lib, n_ops: int) -> float:
 
 def _mlp_step(lib, repeats: int) -> float:
     """Seconds per SGD step of a 784-128-64-10 MLP on a batch of 64 (manual SGD)."""
-    gen = lib.manual_seed(0)
-    del gen
+    lib.manual_seed(0)
     sizes = [784, 128, 64, 10]
     params = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
@@ -95,7 +94,8 @@ def main() -> None:
     medians = {lib: median_of(runs[lib], "per_op_us") for lib in libraries}
     print(f"median of {args.rounds} interleaved rounds, each library in its own process")
     print(f"{'benchmark':<44}{'minigrad':>12}{'torch':>12}{'ratio':>8}")
-    labels = {"chain": f"chain of {args.ops} ops, fwd+bwd (µs/op)", "mlp": "MLP 784-128-64-10 step, batch 64 (µs)"}
+    labels = {"chain": f"chain of {args.ops} ops, fwd+bwd (µs/op)",
+              "mlp": "MLP 784-128-64-10 step, batch 64 (µs)"}
     for key, label in labels.items():
         mine = medians["minigrad"][key]
         if "torch" in medians:
