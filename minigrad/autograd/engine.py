@@ -12,6 +12,7 @@ stepper can pause between nodes; :func:`run_backward` simply steps until the end
 from __future__ import annotations
 
 import heapq
+import itertools
 import os
 import traceback
 from collections.abc import Sequence
@@ -90,7 +91,8 @@ class BackwardPass:
             self._add_to_buffer(node, output_nr, grad)
         root_nodes = list({id(node): node for node, _ in roots}.values())
         self.dependencies = self._count_dependencies(root_nodes)
-        self.ready = [(-node._sequence_nr, id(node), node) for node in root_nodes
+        self._pushes = itertools.count()  # ties (leaves) in the order they became ready
+        self.ready = [(-node._sequence_nr, next(self._pushes), node) for node in root_nodes
                       if node not in self.dependencies]
         heapq.heapify(self.ready)
 
@@ -203,7 +205,7 @@ class BackwardPass:
             dependencies[child] = remaining
             if remaining == 0:
                 if child in self.buffers:
-                    heapq.heappush(self.ready, (-child._sequence_nr, id(child), child))
+                    heapq.heappush(self.ready, (-child._sequence_nr, next(self._pushes), child))
                 else:  # no gradient reached it at all: it passes none on
                     self._send(child, (None,) * len(child.next_functions))
 

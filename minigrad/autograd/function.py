@@ -19,6 +19,7 @@ from minigrad.tensor import Tensor
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable"]
 
 _sequence = itertools.count()  # creation order of nodes; backward runs newest first
+_LEAF_PRIORITY = float("inf")
 
 
 class _Anomaly:
@@ -58,7 +59,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, leaf: Tensor):
         self.variable = leaf
-        self._sequence_nr = -1  # leaves last
+        self._sequence_nr = _LEAF_PRIORITY  # as PyTorch: a leaf's .grad is filled as soon as it is ready
 
     def accumulate(self, grad: Tensor) -> None:
         leaf = self.variable
