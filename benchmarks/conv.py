@@ -117,7 +117,8 @@ def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
                 (lambda s: _minigrad_runner(s, algorithm))
             runners[index] = make(shape)
         fn = runners[index][request["mode"]]
-        fn()  # warm-up: caches, allocator, first-touch of the buffers
+        for _ in range(2):  # warm-up: wake the thread pool, caches, allocator, first touch of the buffers
+            fn()
         times = []
         for _ in range(request["number"]):
             start = clock()
@@ -162,7 +163,7 @@ def main() -> None:
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--algorithm", default="im2col", help="minigrad's conv algorithm (default: im2col)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per shape (default 5)")
-    parser.add_argument("--number", type=int, default=3, help="timed calls per round (default 3)")
+    parser.add_argument("--number", type=int, default=5, help="timed calls per round (default 5)")
     parser.add_argument("--shapes", default="", help="comma-separated shape numbers to run (default: all)")
     parser.add_argument("--no-torch", action="store_true", help="time minigrad alone")
     parser.add_argument("--threads", type=int, default=2, help="threads for each library (default 2)")

@@ -179,9 +179,11 @@ def test_no_call_reaches_the_original_im2col_code(name):
 
 
 def test_im2col_algorithm_sums_taps_directly_for_depthwise_only():
-    """Depthwise cases skip the column matrix; a grouped case with 2 channels per group uses it."""
+    """Stride-1 depthwise cases skip the column matrix; strided depthwise and 2 channels per group use it."""
     originals = (im2col_module.im2col, im2col_module.col2im)
-    for case, expected in ((CASES[8], set()), (CASES[16], set()), (CASES[15], {"im2col", "col2im"})):
+    uses_columns = {"im2col", "col2im"}
+    for case, expected in ((CASES[8], set()), (CASES[16], set()), (CASES[6], uses_columns),
+                           (CASES[15], uses_columns)):
         arrays = case.arrays()[:2] + (output_grad(case),)
         run = lambda c=case, a=arrays: _run(algo_im2col, c, *a)  # noqa: E731
         assert _calls_to(originals, run) == expected, case.name
@@ -208,9 +210,11 @@ def test_naive_really_loops_once_per_output_value():
 def test_prepare_grad_output_changes_the_layout_not_the_values():
     case = CASES[7]
     grad_out = output_grad(case)
-    prepared = algo_im2col.prepare_grad_output(grad_out, case.weight_shape, case.groups)
+    prepared = algo_im2col.prepare_grad_output(grad_out, case.weight_shape, case.stride, case.groups)
     numpy.testing.assert_array_equal(prepared, grad_out)
     assert prepared.transpose(1, 0, 2, 3).flags.c_contiguous        # channel-major in memory
     depthwise_case = CASES[8]
     delta = output_grad(depthwise_case)
-    assert algo_im2col.prepare_grad_output(delta, depthwise_case.weight_shape, depthwise_case.groups) is delta
+    prepared = algo_im2col.prepare_grad_output(delta, depthwise_case.weight_shape, depthwise_case.stride,
+                                               depthwise_case.groups)
+    assert prepared is delta

@@ -10,9 +10,9 @@ viewed per group as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
 where ``δ_g`` is the output gradient of group g as a (C_out/G, N·L) matrix. The bias
 is the caller's business (db = Σ δ over n, h, w).
 
-Depthwise convolutions (one input channel per group) are the exception: their
-per-group products are too thin for a GEMM to pay off, so they go to ``depthwise.py``,
-which sums the kh·kw shifted slices directly.
+Depthwise convolutions (one input channel per group) with stride 1 are the exception:
+their per-group products are too thin for a GEMM to pay off, so they go to
+``depthwise.py``, which sums the kh·kw shifted images directly.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ def _grouped_grad(grad_out: Any, groups: int) -> Any:
     return by_channel.reshape(groups, c_out // groups, -1)
 
 
-def prepare_grad_output(grad_out: Any, weight_shape: tuple, groups: int) -> Any:
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
     """δ laid out channel-major in memory, once, for grad_input and grad_weight to share (same values)."""
-    if depthwise.is_depthwise(weight_shape, groups):
+    if depthwise.is_depthwise(weight_shape, groups, stride):
         return grad_out
     xp = get_array_module(grad_out)
     return xp.ascontiguousarray(grad_out.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)
@@ -52,7 +52,7 @@ def prepare_grad_output(grad_out: Any, weight_shape: tuple, groups: int) -> Any:
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
     """Y_g = W_g · cols_g for all groups at once; returns ``(out (N, C_out, H_out, W_out), cols)``."""
-    if depthwise.is_depthwise(weight.shape, groups):
+    if depthwise.is_depthwise(weight.shape, groups, stride):
         return depthwise.forward(x, weight, stride, padding, dilation, groups)
     xp = get_array_module(x)
     n = x.shape[0]
@@ -68,7 +68,7 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
                dilation: Pair, groups: int, cache: Any = None) -> Any:
     """dx = col2im(W_gᵀ · δ_g): every column's gradient added back onto its window."""
-    if depthwise.is_depthwise(weight.shape, groups):
+    if depthwise.is_depthwise(weight.shape, groups, stride):
         return depthwise.grad_input(grad_out, weight, input_shape, stride, padding, dilation, groups)
     xp = get_array_module(grad_out)
     w_g = _grouped_weight(weight, groups)
@@ -80,7 +80,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
                 dilation: Pair, groups: int, cache: Any = None) -> Any:
     """dW_g = δ_g · cols_gᵀ; ``cache`` is the forward's columns (recomputed when None)."""
-    if depthwise.is_depthwise(weight_shape, groups):
+    if depthwise.is_depthwise(weight_shape, groups, stride):
         return depthwise.grad_weight(x, grad_out, weight_shape, stride, padding, dilation, groups, cache)
     xp = get_array_module(grad_out)
     cols = im2col(x, tuple(weight_shape[2:]), stride, padding, dilation) if cache is None else cache

@@ -3,7 +3,7 @@
 Each name maps to a module exposing the same three array functions — ``forward``,
 ``grad_input`` and ``grad_weight`` — so a call picks one module and uses it for the
 forward and, later, for the backward of that same call (a module may also define
-``prepare_grad_output(δ, weight_shape, groups)``, run once before the two gradient
+``prepare_grad_output(δ, weight_shape, stride, groups)``, run once before the two gradient
 functions, to lay δ out the way both of them read it)::
 
     with conv_algorithm("rot180"):

@@ -116,7 +116,7 @@ class Conv2dFunction(Function):
         if ctx.needs_input_grad[2]:
             grad_bias = Tensor(delta.sum(axis=(0, 2, 3)))
         if ctx.needs_input_grad[0] and ctx.needs_input_grad[1] and hasattr(algorithm, "prepare_grad_output"):
-            delta = algorithm.prepare_grad_output(delta, weight.shape, ctx.settings[3])
+            delta = algorithm.prepare_grad_output(delta, weight.shape, ctx.settings[0], ctx.settings[3])
         if ctx.needs_input_grad[1]:
             grad_weight = Tensor(algorithm.grad_weight(x.array, delta, weight.shape, *ctx.settings,
                                                        cache=ctx.cache))

@@ -1,0 +1,127 @@
+"""Training-step time of the MNIST example's CNN: minigrad vs PyTorch (CPU, 2 threads).
+
+One step is what ``examples/mnist_cnn.py`` does per batch: forward, cross-entropy,
+``zero_grad``, backward, Adam's update, on a batch of 64 images (random numbers: the
+arithmetic does not care). The model is built by the example's own ``make_model``, given
+``minigrad.nn`` or ``torch.nn``. Each library runs in its own process; rounds alternate;
+medians are printed.
+
+    python benchmarks/mnist.py [--rounds 5] [--steps 30] [--batch-size 64] [--threads 2]
+    python benchmarks/mnist.py --profile      # where minigrad's step spends its time
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _runner import median_of, run_interleaved, torch_available  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mnist_cnn.py"
+PHASES = ("step", "forward", "backward", "optimizer")
+
+
+def load_example() -> Any:
+    """The module ``examples/mnist_cnn.py`` (for its ``make_model``)."""
+    spec = importlib.util.spec_from_file_location("mnist_cnn", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def setup(lib: Any, batch_size: int) -> tuple:
+    """The example's model and optimiser, and one batch, in library ``lib`` (minigrad or torch)."""
+    lib.manual_seed(0)
+    model = load_example().make_model(lib.nn)
+    optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
+    images = lib.randn(batch_size, 1, 28, 28)
+    labels = lib.randint(0, 10, (batch_size,))
+    return model, optimizer, images, labels
+
+
+def timed_steps(lib: Any, model: Any, optimizer: Any, images: Any, labels: Any, steps: int) -> dict:
+    """Median seconds per step, and per phase of a step, over ``steps`` steps."""
+    cross_entropy = lib.nn.functional.cross_entropy
+    times: dict = {phase: [] for phase in PHASES}
+    for _ in range(steps):
+        start = time.perf_counter()
+        loss = cross_entropy(model(images), labels)
+        forward = time.perf_counter()
+        optimizer.zero_grad()
+        loss.backward()
+        backward = time.perf_counter()
+        optimizer.step()
+        end = time.perf_counter()
+        for phase, seconds in zip(PHASES, (end - start, forward - start, backward - forward, end - backward)):
+            times[phase].append(seconds)
+    return {phase: statistics.median(values) for phase, values in times.items()}
+
+
+def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
+    if library == "torch":
+        import torch as lib
+        lib.set_num_threads(threads)
+    else:
+        import minigrad as lib
+        import minigrad.nn  # noqa: F401
+        import minigrad.optim  # noqa: F401
+    model, optimizer, images, labels = setup(lib, batch_size)
+    timed_steps(lib, model, optimizer, images, labels, 3)  # warm up: allocations, BLAS threads
+    medians = timed_steps(lib, model, optimizer, images, labels, steps)
+    print(json.dumps({phase: {"ms": seconds * 1e3, "images_per_second": batch_size / seconds}
+                      for phase, seconds in medians.items()}))
+
+
+def limit_blas_threads(threads: int) -> None:
+    """NumPy's BLAS reads its thread count from the environment when it loads: set it for the workers."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = str(threads)
+
+
+def compare(rounds: int, steps: int, batch_size: int, threads: int) -> None:
+    libraries = ["minigrad"] + (["torch"] if torch_available() else [])
+    limit_blas_threads(threads)
+    extra_args = ["--steps", str(steps), "--batch-size", str(batch_size), "--threads", str(threads)]
+    runs = run_interleaved(__file__, libraries, rounds, extra_args)
+    ms = {lib: median_of(runs[lib], "ms") for lib in libraries}
+    print(f"MNIST CNN training step, batch {batch_size}: median of {rounds} interleaved rounds "
+          f"(each the median of {steps} steps), each library in its own process, {threads} thread(s) each")
+    print(f"{'':<12}{'minigrad ms':>13}{'torch ms':>10}{'ratio':>8}")
+    for phase in PHASES:
+        mine = ms["minigrad"][phase]
+        theirs = f"{ms['torch'][phase]:>10.1f}{mine / ms['torch'][phase]:>8.2f}" if "torch" in ms else \
+            f"{'-':>10}{'-':>8}"
+        print(f"{phase:<12}{mine:>13.1f}{theirs}")
+    for lib in libraries:
+        print(f"{lib}: {batch_size / ms[lib]['step'] * 1e3:.0f} images/s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=2, help="BLAS / PyTorch threads per library (2)")
+    parser.add_argument("--profile", action="store_true", help="minigrad only: time spent per operation")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.steps, args.batch_size, args.threads)
+    elif args.profile:
+        from _mnist_profile import profile
+        profile(setup, args.steps, args.batch_size)
+    else:
+        compare(args.rounds, args.steps, args.batch_size, args.threads)
+
+
+if __name__ == "__main__":
+    main()
