@@ -127,9 +127,16 @@ def max_pool2d_indices(taps: Any, input_size: Pair, kernel_size: Pair, stride: P
 
 
 def max_pool2d_backward(grad_out: Any, x: Any, kernel_size: Pair, stride: Pair, padding: Pair,
-                        dilation: Pair, ceil_mode: bool) -> Any:
-    """dx: each δ goes to its window's first maximum, added tap by tap onto that tap's view."""
+                        dilation: Pair, ceil_mode: bool, out: Any = None) -> Any:
+    """dx: each δ goes to its window's first maximum, added tap by tap onto that tap's view.
+
+    With the forward's output ``out``, a tap holds the maximum where it equals ``out`` (or is
+    NaN) and no earlier tap did; without it (or when a window's maximum is −∞, which the
+    padding shares) the winning taps are recomputed by :func:`max_pool2d_taps`.
+    """
     xp = get_array_module(grad_out)
+    if out is not None and not bool((out == _lowest(xp, out.dtype)).any()):
+        return _max_pool2d_backward_from_output(grad_out, x, out, kernel_size, stride, padding, dilation)
     taps = max_pool2d_taps(x, kernel_size, stride, padding, dilation, ceil_mode)
     out_shape = taps.shape[-2:]
     grad = _padded(xp.zeros(x.shape, dtype=grad_out.dtype), out_shape, kernel_size, stride, padding,
@@ -137,6 +144,24 @@ def max_pool2d_backward(grad_out: Any, x: Any, kernel_size: Pair, stride: Pair, 
     zero = xp.zeros((), dtype=grad_out.dtype)
     for tap, view in _taps(out_shape, kernel_size, stride, dilation):
         grad[view] += xp.where(taps == tap, grad_out, zero)
+    height, width = x.shape[-2:]
+    return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
+
+
+def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_size: Pair, stride: Pair,
+                                     padding: Pair, dilation: Pair) -> Any:
+    """dx routed by comparing each tap's view with the saved maximum, first tap first."""
+    xp = get_array_module(grad_out)
+    out_shape = out.shape[-2:]
+    framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
+    grad = xp.zeros(framed.shape, dtype=grad_out.dtype)
+    taken = xp.zeros(out.shape, dtype=bool)
+    zero = xp.zeros((), dtype=grad_out.dtype)
+    for _, view in _taps(out_shape, kernel_size, stride, dilation):
+        values = framed[view]
+        hit = ((values == out) | (values != values)) & ~taken   # NaN != NaN: the first NaN wins
+        grad[view] += xp.where(hit, grad_out, zero)
+        taken |= hit
     height, width = x.shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
@@ -240,8 +265,8 @@ class MaxPool2dFunction(Function):
     def forward(ctx, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):  # noqa: A002
         x = input.array
         ctx.settings = (kernel_size, stride, padding, dilation, ceil_mode)
-        ctx.save_for_backward(input)
         out = Tensor(max_pool2d_forward(x, *ctx.settings))
+        ctx.save_for_backward(input, out)
         if not return_indices:
             return out
         taps = max_pool2d_taps(x, *ctx.settings)
@@ -251,8 +276,8 @@ class MaxPool2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output, grad_indices=None):
-        (x,) = ctx.saved_tensors
-        grad = max_pool2d_backward(grad_output.array, x.array, *ctx.settings)
+        x, out = ctx.saved_tensors
+        grad = max_pool2d_backward(grad_output.array, x.array, *ctx.settings, out=out.array)
         return Tensor(grad), None, None, None, None, None, None
 
 
