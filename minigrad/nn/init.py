@@ -136,3 +136,13 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def reset_layer_parameters_(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default for Linear and Conv2d: W ~ kaiming_uniform_(a=√5), i.e. U(±1/√fan_in),
+    and b ~ U(±1/√fan_in), with fan_in = in_features (or C_in/groups·kh·kw)."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

@@ -91,3 +91,11 @@ def apply_broadcasting(function: Any, *args: Any) -> Any:
     except ValueError:
         check_broadcast(*args)
         raise
+
+
+def product(sizes: tuple) -> int:
+    """The number of elements of a shape: the product of its sizes (1 for ``()``)."""
+    total = 1
+    for size in sizes:
+        total *= size
+    return total

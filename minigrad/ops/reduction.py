@@ -12,7 +12,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import reduction_axes, wrap, xp_of
+from minigrad.ops._util import product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor
 
 values_indices = namedtuple("values_indices", ["values", "indices"])  # what max(dim)/min(dim) return
@@ -94,15 +94,8 @@ class Var(Function):
         (a,) = ctx.saved_tensors
         x = a.array
         centred = x - x.mean(axis=ctx.axes, keepdims=True)
-        count = x.size // _product(ctx.kept_shape)
+        count = x.size // product(ctx.kept_shape)
         return wrap(_expand_back(grad, ctx) * centred * (2 / (count - ctx.correction))), None, None, None
-
-
-def _product(shape: tuple) -> int:
-    result = 1
-    for n in shape:
-        result *= n
-    return result
 
 
 def _correction(unbiased: Any, correction: Any) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import array_of, mark_view, reduction_axes, wrap, xp_of
+from minigrad.ops._util import array_of, mark_view, product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -64,14 +64,7 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = a.shape
     return reshape(a, shape[:start] + (-1,) + shape[end + 1:] if a.numel() else
-                   shape[:start] + (_count(shape[start:end + 1]),) + shape[end + 1:])
-
-
-def _count(sizes: tuple) -> int:
-    total = 1
-    for n in sizes:
-        total *= n
-    return total
+                   shape[:start] + (product(shape[start:end + 1]),) + shape[end + 1:])
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:

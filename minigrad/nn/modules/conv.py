@@ -9,7 +9,6 @@ enclosing ``with nn.conv_algorithm(...)`` when the forward runs.
 from __future__ import annotations
 
 # ruff: noqa: A002  (``input`` is PyTorch's argument name)
-import math
 from typing import Any
 
 from minigrad.creation import empty
@@ -77,12 +76,7 @@ class Conv2d(Module):
 
     def reset_parameters(self) -> None:
         """W ~ U(−1/√fan_in, 1/√fan_in) (Kaiming-uniform, a = √5), b likewise; fan_in = C_in/groups·kh·kw."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init.reset_layer_parameters_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 # ruff: noqa: A002  (``input`` is PyTorch's argument name)
-import math
 from typing import Any
 
 from minigrad.creation import empty
@@ -46,11 +45,8 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        """W, b ~ U(−1/√in_features, 1/√in_features), as PyTorch (Kaiming-uniform with a = √5)."""
+        init.reset_layer_parameters_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
