@@ -79,7 +79,7 @@ def max_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, d
     framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
     out = None
     for _, view in _taps(out_shape, kernel_size, stride, dilation):
-        out = framed[view].copy() if out is None else xp.maximum(out, framed[view], out=out)
+        out = framed[view].copy(order="K") if out is None else xp.maximum(out, framed[view], out=out)
     return out
 
 
@@ -130,12 +130,13 @@ def max_pool2d_backward(grad_out: Any, x: Any, kernel_size: Pair, stride: Pair, 
                         dilation: Pair, ceil_mode: bool, out: Any = None) -> Any:
     """dx: each δ goes to its window's first maximum, added tap by tap onto that tap's view.
 
-    With the forward's output ``out``, a tap holds the maximum where it equals ``out`` (or is
-    NaN) and no earlier tap did; without it (or when a window's maximum is −∞, which the
-    padding shares) the winning taps are recomputed by :func:`max_pool2d_taps`.
+    With the forward's output ``out``, a tap holds the maximum where it equals ``out`` and
+    no earlier tap did; without it (or when a window's maximum is −∞, which the padding
+    shares, or NaN, which equals nothing) the winning taps are recomputed by
+    :func:`max_pool2d_taps`.
     """
     xp = get_array_module(grad_out)
-    if out is not None and not bool((out == _lowest(xp, out.dtype)).any()):
+    if out is not None and not _has_lowest_or_nan(out):
         return _max_pool2d_backward_from_output(grad_out, x, out, kernel_size, stride, padding, dilation)
     taps = max_pool2d_taps(x, kernel_size, stride, padding, dilation, ceil_mode)
     out_shape = taps.shape[-2:]
@@ -148,20 +149,49 @@ def max_pool2d_backward(grad_out: Any, x: Any, kernel_size: Pair, stride: Pair, 
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
 
+def _like(template: Any, values: Any) -> Any:
+    """``values`` copied into an array laid out in memory as ``template`` is."""
+    copy = get_array_module(values).empty_like(template, dtype=values.dtype)
+    copy[...] = values
+    return copy
+
+
+def _has_lowest_or_nan(out: Any) -> bool:
+    xp = get_array_module(out)
+    if out.dtype.kind == "f":
+        return bool(xp.isnan(out).any()) or bool((out == -xp.inf).any())
+    return bool((out == _lowest(xp, out.dtype)).any())
+
+
 def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_size: Pair, stride: Pair,
                                      padding: Pair, dilation: Pair) -> Any:
-    """dx routed by comparing each tap's view with the saved maximum, first tap first."""
+    """dx routed by comparing each tap's view with the saved maximum, first tap first.
+
+    Four passes a tap: compare, drop what an earlier tap took, remember what is taken, and
+    write δ·hit. Windows that do not overlap (stride ≥ extent) write their views directly;
+    overlapping ones add up.
+    """
     xp = get_array_module(grad_out)
     out_shape = out.shape[-2:]
     framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
-    grad = xp.zeros(framed.shape, dtype=grad_out.dtype)
-    taken = xp.zeros(out.shape, dtype=bool)
-    zero = xp.zeros((), dtype=grad_out.dtype)
-    for _, view in _taps(out_shape, kernel_size, stride, dilation):
-        values = framed[view]
-        hit = ((values == out) | (values != values)) & ~taken   # NaN != NaN: the first NaN wins
-        grad[view] += xp.where(hit, grad_out, zero)
-        taken |= hit
+    if grad_out.strides != out.strides:   # one copy into out's memory order beats mixed-order passes
+        grad_out = _like(out, grad_out)
+    grad = xp.zeros_like(framed, dtype=grad_out.dtype)   # in x's memory order, as `out` is
+    overlapping = any(stride[a] < dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1))
+    last_tap = kernel_size[0] * kernel_size[1] - 1
+    taken = None
+    for tap, view in _taps(out_shape, kernel_size, stride, dilation):
+        hit = framed[view] == out
+        if taken is None:
+            taken = hit
+        else:
+            xp.greater(hit, taken, out=hit)          # hit and not taken before: ties go to the first tap
+            if tap < last_tap:
+                taken |= hit
+        if overlapping:
+            grad[view] += grad_out * hit
+        else:
+            xp.multiply(grad_out, hit, out=grad[view])
     height, width = x.shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 

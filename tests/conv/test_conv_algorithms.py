@@ -212,7 +212,7 @@ def test_prepare_grad_output_changes_the_layout_not_the_values():
     grad_out = output_grad(case)
     prepared = algo_im2col.prepare_grad_output(grad_out, case.weight_shape, case.stride, case.groups)
     numpy.testing.assert_array_equal(prepared, grad_out)
-    assert prepared.transpose(1, 0, 2, 3).flags.c_contiguous        # channel-major in memory
+    assert prepared.transpose(1, 2, 3, 0).flags.c_contiguous        # (C, H, W, N) in memory
     depthwise_case = CASES[8]
     delta = output_grad(depthwise_case)
     prepared = algo_im2col.prepare_grad_output(delta, depthwise_case.weight_shape, depthwise_case.stride,

@@ -52,14 +52,14 @@ def test_im2col_and_col2im_match_torch_unfold_and_fold(setting, seed):
     x = rng.standard_normal(shape)
     expected = torch.nn.functional.unfold(torch.tensor(x), kernel, dilation, padding, stride).numpy()
     cols = im2col(x, kernel, stride, padding, dilation)
-    # minigrad's layout is (C·kh·kw, N·L); PyTorch's is (N, C·kh·kw, L).
+    # minigrad's layout is (C·kh·kw, L·N), batch innermost; PyTorch's is (N, C·kh·kw, L).
     n, rows = shape[0], expected.shape[1]
-    numpy.testing.assert_array_equal(cols.reshape(rows, n, -1).transpose(1, 0, 2), expected)
+    numpy.testing.assert_array_equal(cols.reshape(rows, -1, n).transpose(2, 0, 1), expected)
 
     blocks = rng.standard_normal(expected.shape)
     folded = torch.nn.functional.fold(torch.tensor(blocks), shape[2:], kernel, dilation, padding,
                                       stride).numpy()
-    ours = col2im(blocks.transpose(1, 0, 2).reshape(rows, -1), shape, kernel, stride, padding, dilation)
+    ours = col2im(blocks.transpose(1, 2, 0).reshape(rows, -1), shape, kernel, stride, padding, dilation)
     numpy.testing.assert_allclose(ours, folded, rtol=1e-12, atol=1e-12)
 
 

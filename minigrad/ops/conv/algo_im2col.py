@@ -1,13 +1,13 @@
 """Convolution as matrix products over im2col columns — the GEMM route production libraries take.
 
-With ``cols = im2col(x)`` of shape (C_in·kh·kw, N·L), L = H_out·W_out, and the weight
+With ``cols = im2col(x)`` of shape (C_in·kh·kw, L·N), L = H_out·W_out, and the weight
 viewed per group as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
 
     forward:      Y_g   = W_g · cols_g             one batched product over all G groups
     grad_weight:  dW_g  = δ_g · cols_gᵀ            (reuses the forward's columns)
     grad_input:   dcols = W_gᵀ · δ_g,  dx = col2im(dcols)
 
-where ``δ_g`` is the output gradient of group g as a (C_out/G, N·L) matrix. The bias
+where ``δ_g`` is the output gradient of group g as a (C_out/G, L·N) matrix. The bias
 is the caller's business (db = Σ δ over n, h, w).
 
 Depthwise convolutions (one input channel per group) with stride 1 are the exception:
@@ -22,7 +22,7 @@ from typing import Any
 from minigrad.backend import get_array_module
 from minigrad.ops.conv import depthwise
 from minigrad.ops.conv.geometry import Pair, output_shape
-from minigrad.ops.conv.im2col import col2im, im2col
+from minigrad.ops.conv.im2col import batch_last, col2im, im2col
 
 __all__ = ["forward", "grad_input", "grad_weight", "prepare_grad_output"]
 
@@ -34,20 +34,17 @@ def _grouped_weight(weight: Any, groups: int) -> Any:
 
 
 def _grouped_grad(grad_out: Any, groups: int) -> Any:
-    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, N·L), the layout of the forward's product."""
-    xp = get_array_module(grad_out)
+    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L·N), the layout of the forward's product."""
     c_out = grad_out.shape[1]
-    # No copy when δ is already in (C, N) memory order (see prepare_grad_output).
-    by_channel = xp.ascontiguousarray(grad_out.transpose(1, 0, 2, 3))
-    return by_channel.reshape(groups, c_out // groups, -1)
+    # No copy when δ is already in (C, H, W, N) memory order (see prepare_grad_output).
+    return batch_last(grad_out).reshape(groups, c_out // groups, -1)
 
 
 def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
-    """δ laid out channel-major in memory, once, for grad_input and grad_weight to share (same values)."""
+    """δ laid out (C, H, W, N) in memory, once, for grad_input and grad_weight to share (same values)."""
     if depthwise.is_depthwise(weight_shape, groups, stride):
         return grad_out
-    xp = get_array_module(grad_out)
-    return xp.ascontiguousarray(grad_out.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)
+    return batch_last(grad_out).transpose(3, 0, 1, 2)
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
@@ -60,9 +57,9 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     h_out, w_out = output_shape(x.shape, (kh, kw), stride, padding, dilation)
     cols = im2col(x, (kh, kw), stride, padding, dilation)
     cols_g = cols.reshape(groups, -1, cols.shape[1])
-    out = xp.matmul(_grouped_weight(weight, groups), cols_g)          # (G, C_out/G, N·L)
-    # The product is channel-major; hand out the NCHW view of it instead of a transposed copy.
-    return out.reshape(c_out, n, h_out, w_out).transpose(1, 0, 2, 3), cols
+    out = xp.matmul(_grouped_weight(weight, groups), cols_g)          # (G, C_out/G, L·N)
+    # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
+    return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), cols
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
@@ -72,7 +69,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
         return depthwise.grad_input(grad_out, weight, input_shape, stride, padding, dilation, groups)
     xp = get_array_module(grad_out)
     w_g = _grouped_weight(weight, groups)
-    grad_cols = xp.matmul(w_g.transpose(0, 2, 1), _grouped_grad(grad_out, groups))  # (G, K, N·L)
+    grad_cols = xp.matmul(w_g.transpose(0, 2, 1), _grouped_grad(grad_out, groups))  # (G, K, L·N)
     grad_cols = grad_cols.reshape(-1, grad_cols.shape[2])
     return col2im(grad_cols, tuple(input_shape), weight.shape[2:], stride, padding, dilation)
 

@@ -21,14 +21,14 @@ __all__ = ["unfold", "fold", "UnfoldFunction", "FoldFunction"]
 
 
 def _batched_columns(cols: Any, n: int) -> Any:
-    """im2col's (C·kh·kw, N·L) -> PyTorch's (N, C·kh·kw, L) (a view)."""
-    return cols.reshape(cols.shape[0], n, -1).transpose(1, 0, 2)
+    """im2col's (C·kh·kw, L·N) -> PyTorch's (N, C·kh·kw, L) (a view)."""
+    return cols.reshape(cols.shape[0], -1, n).transpose(2, 0, 1)
 
 
 def _column_matrix(blocks: Any) -> Any:
-    """PyTorch's (N, C·kh·kw, L) -> im2col's (C·kh·kw, N·L)."""
+    """PyTorch's (N, C·kh·kw, L) -> im2col's (C·kh·kw, L·N)."""
     xp = get_array_module(blocks)
-    return xp.ascontiguousarray(blocks.transpose(1, 0, 2)).reshape(blocks.shape[1], -1)
+    return xp.ascontiguousarray(blocks.transpose(1, 2, 0)).reshape(blocks.shape[1], -1)
 
 
 def _blocks(size: Pair, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair) -> Pair:

@@ -3,7 +3,7 @@
 ``im2col`` copies, for each of the kh·kw kernel taps (i, j), one strided slice of the
 padded input — never single pixels — into the matching rows of the column matrix:
 
-    cols[(c, i, j), (n, h, w)] = x_pad[n, c, h·s_h + i·d_h, w·s_w + j·d_w]
+    cols[(c, i, j), (h, w, n)] = x_pad[n, c, h·s_h + i·d_h, w·s_w + j·d_w]
 
 so a convolution becomes one matrix product, ``out = W.reshape(C_out, C_in·kh·kw) @ cols``.
 ``col2im`` is its exact adjoint (⟨im2col(x), y⟩ = ⟨x, col2im(y)⟩): it adds each tap's
@@ -12,9 +12,15 @@ scatter is needed.
 
 Column layout (a choice made for speed): rows are ``(c, i, j)``, channel-major, so
 the rows of one group of channels are one contiguous block and a grouped convolution
-is a single batched product over ``(groups, ...)`` views; columns are ``(n, h, w)``,
+is a single batched product over ``(groups, ...)`` views; columns are ``(h, w, n)``,
 so the whole batch sits in one wide matrix and the product is one large GEMM per
-group instead of many small ones per image.
+group instead of many small ones per image. The batch is the *innermost* axis: the
+image is held as (C, H, W, N) in memory, and then a tap's slice of one image row is
+one contiguous run of W_out·N numbers (with N outermost it would be W_out numbers, and
+NumPy's per-run overhead would dominate the copy). The convolution's output comes out
+of the product in the same (C, H, W, N) order and is handed on as an NCHW view; layers
+that keep their input's memory order (ReLU, pooling) pass it to the next convolution
+without a transposed copy.
 """
 
 from __future__ import annotations
@@ -22,47 +28,52 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.ops.conv.geometry import Pair, crop2d, output_shape, window
+from minigrad.ops.conv.geometry import Pair, output_shape, window
 
-__all__ = ["im2col", "col2im"]
+__all__ = ["im2col", "col2im", "batch_last"]
+
+
+def batch_last(x: Any) -> Any:
+    """``x`` (N, C, H, W) as a (C, H, W, N) array, contiguous (a free view when memory is already so)."""
+    xp = get_array_module(x)
+    return xp.ascontiguousarray(x.transpose(1, 2, 3, 0))
 
 
 def im2col(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> Any:
-    """Columns of ``x`` (N, C, H, W): ``(C·kh·kw, N·H_out·W_out)``, rows (c, i, j), columns (n, h, w)."""
+    """Columns of ``x`` (N, C, H, W): ``(C·kh·kw, H_out·W_out·N)``, rows (c, i, j), columns (h, w, n)."""
     xp = get_array_module(x)
     n, c, height, width = x.shape
     kh, kw = kernel_size
     h_out, w_out = output_shape(x.shape, kernel_size, stride, padding, dilation)
-    # Channels before batch: each tap's slice is then one block of `cols`, written in order.
     ph, pw = padding
-    source = x.transpose(1, 0, 2, 3)
-    if ph or pw:
-        padded = xp.zeros((c, n, height + 2 * ph, width + 2 * pw), dtype=x.dtype)
-        padded[:, :, ph:ph + height, pw:pw + width] = source
-        source = padded
-    cols = xp.empty((c, kh, kw, n, h_out, w_out), dtype=x.dtype)
+    if ph or pw:   # the zero frame and the move to (C, H, W, N) in one copy
+        source = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=x.dtype)
+        source[:, ph:ph + height, pw:pw + width] = x.transpose(1, 2, 3, 0)
+    else:
+        source = batch_last(x)
+    cols = xp.empty((c, kh, kw, h_out, w_out, n), dtype=x.dtype)
     for i in range(kh):
         rows = window(i * dilation[0], h_out, stride[0])
         for j in range(kw):
-            cols[:, i, j] = source[:, :, rows, window(j * dilation[1], w_out, stride[1])]
-    return cols.reshape(c * kh * kw, n * h_out * w_out)
+            cols[:, i, j] = source[:, rows, window(j * dilation[1], w_out, stride[1])]
+    return cols.reshape(c * kh * kw, h_out * w_out * n)
 
 
 def col2im(cols: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
            dilation: Pair) -> Any:
     """The adjoint of :func:`im2col`: add each column back onto its window; returns (N, C, H, W).
 
-    The result is a view in (C, N, H, W) memory order (of a padded buffer), as computed.
+    The result is a view in (C, H, W, N) memory order (of a padded buffer), as computed.
     """
     xp = get_array_module(cols)
     n, c, height, width = input_shape
     kh, kw = kernel_size
     h_out, w_out = output_shape(input_shape, kernel_size, stride, padding, dilation)
-    cols = cols.reshape(c, kh, kw, n, h_out, w_out)
+    cols = cols.reshape(c, kh, kw, h_out, w_out, n)
     ph, pw = padding
-    image = xp.zeros((c, n, height + 2 * ph, width + 2 * pw), dtype=cols.dtype)
+    image = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=cols.dtype)
     for i in range(kh):
         rows = window(i * dilation[0], h_out, stride[0])
         for j in range(kw):
-            image[:, :, rows, window(j * dilation[1], w_out, stride[1])] += cols[:, i, j]
-    return crop2d(image, padding).transpose(1, 0, 2, 3)
+            image[:, rows, window(j * dilation[1], w_out, stride[1])] += cols[:, i, j]
+    return image[:, ph:ph + height, pw:pw + width].transpose(3, 0, 1, 2)
