@@ -8,10 +8,35 @@ libraries take turns, and the table shows medians over the rounds.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
 from typing import Any
+
+# Set on some of these machines to pin OpenBLAS to one processor's kernels (older builds failed
+# on newer processors); a user's laptop has neither, so ``--native-blas`` drops both for minigrad.
+BLAS_PINNING = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def blas_environment(threads: int, native: bool) -> dict:
+    """The environment for a worker: ``threads`` BLAS threads, and without the pinning if ``native``."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
+    if native:
+        for name in BLAS_PINNING:
+            env.pop(name, None)
+    return env
+
+
+def blas_kernel(env: dict) -> str:
+    """Which BLAS and processor kernel NumPy runs under ``env`` (needs threadpoolctl; else says so)."""
+    probe = ("import numpy, threadpoolctl\n"
+             "print(', '.join(f\"{i['internal_api']} {i.get('architecture', '?')}\" "
+             "for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))")
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                               check=False)
+    return completed.stdout.strip() if completed.returncode == 0 else "unknown (pip install threadpoolctl)"
 
 
 def torch_available() -> bool:
@@ -22,13 +47,19 @@ def torch_available() -> bool:
     return True
 
 
-def run_interleaved(script: str, libraries: list[str], rounds: int, extra_args: list[str]) -> dict:
-    """Run ``script --worker LIB ...`` ``rounds`` times per library, alternating; collect JSON results."""
+def run_interleaved(script: str, libraries: list[str], rounds: int, extra_args: list[str],
+                    environments: dict | None = None) -> dict:
+    """Run ``script --worker LIB ...`` ``rounds`` times per library, alternating; collect JSON results.
+
+    ``environments`` maps a library to its worker's environment (default: this process's).
+    """
     results: dict = {lib: [] for lib in libraries}
+    environments = environments or {}
     for _ in range(rounds):
         for lib in libraries:
             completed = subprocess.run([sys.executable, script, "--worker", lib, *extra_args],
-                                       capture_output=True, text=True, check=False)
+                                       capture_output=True, text=True, check=False,
+                                       env=environments.get(lib))
             if completed.returncode != 0:
                 raise RuntimeError(f"{lib} worker failed:\n{completed.stderr}")
             results[lib].append(json.loads(completed.stdout.strip().splitlines()[-1]))

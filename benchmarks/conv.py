@@ -2,7 +2,7 @@
 
     python benchmarks/conv.py                      # all shapes, minigrad's default algorithm
     python benchmarks/conv.py --algorithm rot180 --rounds 5
-    python benchmarks/conv.py --coretype ""        # run minigrad with OPENBLAS_CORETYPE unset
+    python benchmarks/conv.py --native-blas        # minigrad without this machine's OpenBLAS pinning
     python benchmarks/conv.py --threads 1 --clock cpu   # CPU seconds, 1 thread: steadier on a busy machine
 
 Each library runs in its own worker process (two BLAS thread pools in one process
@@ -22,6 +22,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _runner import blas_environment, blas_kernel, torch_available  # noqa: E402
 
 # (N, C_in, H, W, C_out, k, stride, padding, dilation, groups)
 SHAPES = [
@@ -149,14 +153,6 @@ class Worker:
         self.process.wait()
 
 
-def _torch_installed() -> bool:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -170,21 +166,17 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or the worker's CPU time (meaningful with --threads 1)")
     parser.add_argument("--stat", choices=("median", "min"), default="median", help="how samples combine")
-    parser.add_argument("--coretype", default=None,
-                        help="OPENBLAS_CORETYPE for minigrad's worker ('' unsets it; default: inherit)")
+    parser.add_argument("--native-blas", action="store_true",
+                        help="run minigrad without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE pinning")
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.algorithm, args.threads, args.clock)
         return
 
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
-    if args.coretype is not None:
-        env.pop("OPENBLAS_CORETYPE", None)
-        if args.coretype:
-            env["OPENBLAS_CORETYPE"] = args.coretype
+    env = blas_environment(args.threads, args.native_blas)
     libraries = {"minigrad": Worker("minigrad", args, env)}
-    if not args.no_torch and _torch_installed():
-        libraries["torch"] = Worker("torch", args, dict(os.environ))
+    if not args.no_torch and torch_available():
+        libraries["torch"] = Worker("torch", args, blas_environment(args.threads, False))
     chosen = [int(s) for s in args.shapes.split(",")] if args.shapes else list(range(len(SHAPES)))
 
     samples = {(lib, i, mode): [] for lib in libraries for i in chosen for mode in MODES}
@@ -198,7 +190,7 @@ def main() -> None:
 
     combine = statistics.median if args.stat == "median" else min
     print(f"minigrad algorithm={args.algorithm}, float32, {args.threads} thread(s), {args.clock} clock; "
-          f"OPENBLAS_CORETYPE={env.get('OPENBLAS_CORETYPE', '(unset)')}; {args.stat} of "
+          f"minigrad's BLAS: {blas_kernel(env)}; {args.stat} of "
           f"{args.rounds}x{args.number} calls")
     header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28} {'mode':<17} {'minigrad ms':>11} {'GFLOP/s':>8}"
     if "torch" in libraries:

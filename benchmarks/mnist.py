@@ -7,6 +7,7 @@ arithmetic does not care). The model is built by the example's own ``make_model`
 medians are printed.
 
     python benchmarks/mnist.py [--rounds 5] [--steps 30] [--batch-size 64] [--threads 2]
+    python benchmarks/mnist.py --native-blas  # minigrad without this machine's OpenBLAS pinning
     python benchmarks/mnist.py --profile      # where minigrad's step spends its time
 """
 
@@ -24,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import median_of, run_interleaved, torch_available  # noqa: E402
+from _runner import blas_environment, blas_kernel, median_of, run_interleaved, torch_available  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mnist_cnn.py"
 PHASES = ("step", "forward", "backward", "optimizer")
@@ -81,20 +82,16 @@ def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
                       for phase, seconds in medians.items()}))
 
 
-def limit_blas_threads(threads: int) -> None:
-    """NumPy's BLAS reads its thread count from the environment when it loads: set it for the workers."""
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = str(threads)
-
-
-def compare(rounds: int, steps: int, batch_size: int, threads: int) -> None:
+def compare(rounds: int, steps: int, batch_size: int, threads: int, native_blas: bool) -> None:
     libraries = ["minigrad"] + (["torch"] if torch_available() else [])
-    limit_blas_threads(threads)
+    environments = {"minigrad": blas_environment(threads, native_blas),
+                    "torch": blas_environment(threads, False)}
     extra_args = ["--steps", str(steps), "--batch-size", str(batch_size), "--threads", str(threads)]
-    runs = run_interleaved(__file__, libraries, rounds, extra_args)
+    runs = run_interleaved(__file__, libraries, rounds, extra_args, environments)
     ms = {lib: median_of(runs[lib], "ms") for lib in libraries}
     print(f"MNIST CNN training step, batch {batch_size}: median of {rounds} interleaved rounds "
           f"(each the median of {steps} steps), each library in its own process, {threads} thread(s) each")
+    print(f"minigrad's BLAS: {blas_kernel(environments['minigrad'])}")
     print(f"{'':<12}{'minigrad ms':>13}{'torch ms':>10}{'ratio':>8}")
     for phase in PHASES:
         mine = ms["minigrad"][phase]
@@ -112,6 +109,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2, help="BLAS / PyTorch threads per library (2)")
     parser.add_argument("--profile", action="store_true", help="minigrad only: time spent per operation")
+    parser.add_argument("--native-blas", action="store_true",
+                        help="run minigrad without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE pinning")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -120,7 +119,7 @@ def main() -> None:
         from _mnist_profile import profile
         profile(setup, args.steps, args.batch_size)
     else:
-        compare(args.rounds, args.steps, args.batch_size, args.threads)
+        compare(args.rounds, args.steps, args.batch_size, args.threads, args.native_blas)
 
 
 if __name__ == "__main__":
