@@ -54,6 +54,7 @@ class Tensor:
     __slots__ = ("_array", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_value",
                  "_last_op", "_accumulator", "_hooks", "_base", "__weakref__", "__dict__")
     __array_priority__ = 1000  # NumPy defers to our reflected operators: ndarray * Tensor -> Tensor
+    _view = None  # on a view: how it was made from its base (ops/_util.py ``ViewInfo``)
 
     def __init__(self, data: Any = None, *shape: int, requires_grad: bool = False):
         if isinstance(data, numpy.ndarray) or backend.device_of(data).type == "cuda":
@@ -164,6 +165,8 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        if self._base is not None:  # a view whose base changed in place takes the base's new history
+            inplace.refresh_view(self)
         return self._requires_grad
 
     @requires_grad.setter
@@ -201,11 +204,13 @@ class Tensor:
 
     @property
     def grad_fn(self) -> Any:
+        if self._base is not None:
+            inplace.refresh_view(self)
         return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def retains_grad(self) -> bool:
@@ -241,7 +246,7 @@ class Tensor:
 
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` after backward."""
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None:
             return
@@ -252,7 +257,7 @@ class Tensor:
 
     def register_hook(self, hook: Any) -> _RemovableHandle:
         """``hook(grad)`` sees this tensor's gradient in backward and may return a replacement."""
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is None:
             if self._hooks is None:
@@ -328,7 +333,7 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]:
         if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._array.shape[0]))
+        return indexing.iterate(self)
 
     def __reduce_ex__(self, protocol: int) -> Any:
         raise TypeError("minigrad tensors are not pickled; use mg.save(obj, path) / mg.load(path)")

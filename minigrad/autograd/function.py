@@ -164,7 +164,9 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` without recording inside it, then record one node for the whole call."""
         ctx = cls._backward_cls()
-        needs_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        # a view reads ``requires_grad``, which first catches up with in-place changes of its base
+        needs_grad = tuple(isinstance(a, Tensor) and (a._requires_grad if a._base is None
+                                                      else a.requires_grad) for a in args)
         ctx.needs_input_grad = needs_grad
         _check_same_device(cls, args)
         grad_enabled = _GradMode.enabled

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Number
 from typing import Any
 
 from minigrad import backend
 from minigrad import dtypes as _dtypes
+from minigrad.autograd.grad_mode import _GradMode
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -58,12 +60,42 @@ def xp_of(tensor: Tensor) -> Any:
     return backend.get_array_module(tensor._array)
 
 
-def mark_view(out: Tensor, base: Tensor) -> Tensor:
-    """Record that ``out`` shares ``base``'s memory (``out._base``): one version counter for both."""
+class ViewInfo:
+    """How a view was made (``view._view``): ``view.array`` is ``fn(base.array)``.
+
+    ``base`` is the tensor the chain of view ops started from, ``fn`` the array-level view
+    (``lambda array: array[key]``, composed for a view of a view), ``version`` the storage's
+    version when the view's ``grad_fn`` was last made, and ``creation`` as PyTorch's
+    CreationMeta: ``"default"``, ``"no_grad"`` (made with grad mode off: it stays out of its
+    base's graph) or ``"multi_output"`` (a row of ``for row in t``, PyTorch's unbind).
+    ``ops/inplace.py`` uses it to record an in-place change of the view on the base as well.
+    """
+
+    __slots__ = ("base", "fn", "version", "creation")
+
+    def __init__(self, base: Tensor, fn: Callable, version: int, creation: str):
+        self.base, self.fn, self.version, self.creation = base, fn, version, creation
+
+
+def mark_view(out: Tensor, base: Tensor, fn: Callable) -> Tensor:
+    """Record that ``out`` shares ``base``'s memory and was made from it by the array function
+    ``fn``: one version counter for both (``out._base``, the storage's owner) and ``out._view``."""
     xp = xp_of(base)
     if xp.may_share_memory(out._array, base._array):
-        out._base = base if base._base is None else base._base
+        root = base if base._base is None else base._base
+        out._base = root
+        parent = base._view if base._base is not None else None  # None: base is no view (or a detached one)
+        creation = "default" if _GradMode.enabled else "no_grad"
+        if parent is None:
+            out._view = ViewInfo(base, fn, root._version_value, creation)
+        else:  # a view of a view: one view of the first base, as in PyTorch
+            out._view = ViewInfo(parent.base, _compose(parent.fn, fn), root._version_value,
+                                 parent.creation if parent.creation != "default" else creation)
     return out
+
+
+def _compose(first: Callable, then: Callable) -> Callable:
+    return lambda array: then(first(array))
 
 
 def check_broadcast(*operands: Any) -> None:

@@ -6,6 +6,7 @@ from, *adding* where an index repeats (``a[[0, 0]]`` sends two gradients to ``a[
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -143,8 +144,21 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
 
 def getitem(a: Tensor, key: Any) -> Tensor:
     key, basic = prepare_key(a, key)
-    out = GetItem.apply(a, key, basic)
-    return mark_view(out, a) if basic else out
+    if not basic:
+        return GetItem.apply(a, key, basic)
+    if Ellipsis not in key:
+        key += (Ellipsis,)  # so that a[0, 1] is a 0-d view of a, as in PyTorch, not a NumPy scalar
+    return mark_view(GetItem.apply(a, key, basic), a, lambda array: array[key])
+
+
+def iterate(a: Tensor) -> Iterator[Tensor]:
+    """``for row in a``: the views ``a[0], a[1], ...``. As PyTorch's (made by unbind), they may
+    not be changed in place while the graph is recorded (``a[i]`` may)."""
+    for i in range(a.shape[0]):
+        row = getitem(a, i)
+        if row._view is not None and row._view.creation == "default":
+            row._view.creation = "multi_output"
+        yield row
 
 
 class IndexPut(Function):

@@ -5,6 +5,24 @@ array, so views of that storage see the change. When the graph is being recorded
 the op is recorded on a snapshot of the old value and the tensor takes the new node
 as its ``grad_fn``. Every in-place change bumps the storage's version counter, so a
 backward that saved the old value raises instead of using the new one.
+
+A *view* ``v`` of a base ``b`` (``b[0]``, ``b.t()``, ``b.view(12)[3:7]`` ...) shares ``b``'s
+storage, so changing ``v`` changes ``b`` too, and both must learn of it:
+
+1. the op is recorded on ``v``'s old value, giving ``new_v``;
+2. ``b`` takes a :class:`CopySlices` node with two inputs, its old history and ``new_v``;
+3. ``v`` becomes the view re-applied to the new ``b`` (:class:`AsStrided`).
+
+Another view of ``b`` made *before* the change catches up when it is next used as an
+input (or its ``requires_grad``/``grad_fn`` is read): its version no longer matches the
+storage's, so :func:`refresh_view` re-applies it to ``b``'s new history, as PyTorch does
+lazily. As in PyTorch, a view made under ``no_grad`` (or a row of ``for row in t``) may not
+be changed in place while the graph is recorded, nor may a view of a leaf that requires grad.
+
+Known differences from PyTorch: code that reads the private ``_grad_fn`` of a view made
+before such a change sees the old node; the base's node is called ``CopySlicesBackward``
+(PyTorch: ``CopySlices``); and since the op runs on a snapshot, a view changed by an op that
+PyTorch saves the output of (``relu_``) may be changed again without a version error.
 """
 
 from __future__ import annotations
@@ -13,20 +31,167 @@ from collections.abc import Callable
 from typing import Any
 
 from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _GradMode, no_grad
+from minigrad.ops._util import ViewInfo, product, wrap, xp_of
 from minigrad.tensor import Tensor
 
 
-def _check_allowed(a: Tensor, op_name: str, recording: bool) -> None:
-    if recording and a._requires_grad and a._grad_fn is None:
+def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others: Any) -> Tensor:
+    """Replace ``a``'s values with ``compute(a)``, recording the op if the graph needs it."""
+    view = None
+    if a._base is not None:
+        _check_no_overlap(a)
+        view = a._view
+    recording = _GradMode.enabled and (
+        a.requires_grad or (view is not None and view.base._requires_grad)
+        or any(isinstance(o, Tensor) and o.requires_grad for o in others))
+    _check_allowed(a, view, op_name, recording)
+    if recording and view is not None:
+        return _apply_to_view(a, view, op_name, compute)
+    if recording:
+        result = compute(_snapshot(a))
+    else:
+        with no_grad():
+            result = compute(a)
+    _check_result(a, result, op_name)
+    a._array[...] = result._array
+    if recording:
+        a._grad_fn, a._output_nr, a._requires_grad = result._grad_fn, result._output_nr, result._requires_grad
+    a._bump_version(op_name)
+    return a
+
+
+def _snapshot(a: Tensor) -> Tensor:
+    """A copy of ``a``'s old value that keeps ``a``'s old place in the graph."""
+    snapshot = Tensor(a._array.copy())
+    snapshot._requires_grad, snapshot._grad_fn = a._requires_grad, a._grad_fn
+    snapshot._output_nr = a._output_nr
+    return snapshot
+
+
+# --- views: the base changes too ------------------------------------------------------------
+
+class CopySlices(Function):
+    """b' = b with its view's region replaced by ``value`` (written into b's own storage).
+
+    ``view_fn`` maps b's array to the view's. Backward:  db = dy with the view's region
+    set to zero (those elements of b were overwritten),  dvalue = view_fn(dy).
+    """
+
+    @staticmethod
+    def forward(ctx, base, value, view_fn):
+        view_fn(base.array)[...] = value.array
+        ctx.view_fn = view_fn
+        return wrap(base.array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = grad.array
+        grad_value = wrap(ctx.view_fn(g)) if ctx.needs_input_grad[1] else None
+        grad_base = None
+        if ctx.needs_input_grad[0]:
+            grad_base = g.copy()  # C order, so reshape(-1) below is a view of it
+            grad_base.reshape(-1)[_positions(ctx.view_fn, g.shape, xp_of(grad))] = 0
+            grad_base = wrap(grad_base)
+        return grad_base, grad_value, None
+
+
+class AsStrided(Function):
+    """y = view_fn(b): a view made again from its base's current history (PyTorch's name for it).
+
+    Backward: db = zeros with dy put back where the view's elements sit in b (added up
+    where an expanded view repeats an element).
+    """
+
+    @staticmethod
+    def forward(ctx, base, view_fn):
+        ctx.view_fn, ctx.base_shape = view_fn, base.array.shape
+        return wrap(view_fn(base.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        xp = xp_of(grad)
+        g = grad.array
+        positions = _positions(ctx.view_fn, ctx.base_shape, xp)
+        sums = xp.bincount(positions, weights=g.reshape(-1).astype(xp.float64),
+                           minlength=product(ctx.base_shape))
+        return wrap(sums.astype(g.dtype).reshape(ctx.base_shape)), None
+
+
+def _positions(view_fn: Callable, base_shape: tuple, xp: Any) -> Any:
+    """The flat index in the base of each element of the view: the view applied to 0, 1, ..., n-1."""
+    return view_fn(xp.arange(product(base_shape)).reshape(base_shape)).reshape(-1)
+
+
+def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """``compute`` recorded on the view ``a``, then on its base (CopySlices) and ``a`` re-viewed."""
+    result = compute(_snapshot(a))
+    _check_result(a, result, op_name)
+    base = view.base
+    new_base = CopySlices.apply(base, result, view.fn)  # writes the result through the view
+    base._grad_fn, base._output_nr, base._requires_grad = new_base._grad_fn, 0, new_base._requires_grad
+    a._bump_version(op_name)
+    _view_again(a, view)
+    return a
+
+
+def _view_again(a: Tensor, view: ViewInfo) -> None:
+    new_view = AsStrided.apply(view.base, view.fn)
+    a._grad_fn, a._output_nr, a._requires_grad = new_view._grad_fn, 0, new_view._requires_grad
+    view.version = a._version
+
+
+def refresh_view(a: Tensor) -> None:
+    """If ``a`` is a view whose storage changed in place since its ``grad_fn`` was made, make
+    that ``grad_fn`` the view of its base's current history (a no-op otherwise)."""
+    view = a._view
+    if view is None or view.version == a._version or view.creation == "no_grad" or not _GradMode.enabled:
+        return
+    if view.base._requires_grad:
+        _view_again(a, view)
+    else:  # the base has left the graph (``base.zero_()``, ``base.detach_()``): so does its view
+        view.version = a._version
+        if a._grad_fn is not None:
+            a._grad_fn, a._requires_grad = None, False
+
+
+# --- checks -----------------------------------------------------------------------------------
+
+def _check_allowed(a: Tensor, view: ViewInfo | None, op_name: str, recording: bool) -> None:
+    if not recording:
+        return
+    if view is not None:
+        if view.creation == "no_grad":
+            raise RuntimeError(f"{op_name}: A view was created in no_grad mode and is being modified inplace "
+                               "with grad mode enabled. Given that this use case is ambiguous and "
+                               "error-prone, it is forbidden. You can clarify your code by moving both the "
+                               "view and the inplace either both inside the no_grad block (if you don't "
+                               "want the inplace to be tracked) or both outside (if you want the inplace "
+                               "to be tracked).")
+        if view.creation == "multi_output":
+            raise RuntimeError(f"{op_name}: Output of unbind (a row of `for row in tensor`) is a view and is "
+                               "being modified inplace. This view is the output of a function that returns "
+                               "multiple views. Such functions do not allow the output views to be modified "
+                               "inplace. You should replace the inplace operation by an out-of-place one.")
+        if view.base._requires_grad and view.base._grad_fn is None:
+            raise RuntimeError(f"a view of a leaf Variable that requires grad is being used in an in-place "
+                               f"operation ({op_name} on a view of shape {list(a.shape)} of a leaf of shape "
+                               f"{list(view.base.shape)}). Wrap it in `with minigrad.no_grad():` or use an "
+                               "out-of-place operation.")
+    if a._requires_grad and a._grad_fn is None:
         raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
                            f"({op_name}). Wrap it in `with minigrad.no_grad():` or use an out-of-place "
                            "operation.")
-    # a view in the graph (not a detached alias: PyTorch lets ``x.detach().zero_()`` through)
-    if recording and a._base is not None and a._requires_grad:
-        raise RuntimeError(f"{op_name}: minigrad does not record in-place operations on a view of a tensor "
-                           f"that requires grad (this tensor of shape {list(a.shape)} is a view). "
-                           "Use the out-of-place form, e.g. `y = y + x` instead of `y += x`.")
+
+
+def _check_no_overlap(a: Tensor) -> None:
+    """An expanded view holds one element in several places (stride 0): PyTorch refuses to write it."""
+    array = a._array
+    if any(step == 0 and n > 1 for step, n in zip(array.strides, array.shape)):
+        raise RuntimeError(f"unsupported operation: more than one element of the written-to tensor (of "
+                           f"shape {list(a.shape)}) refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
 
 
 def _check_result(a: Tensor, result: Tensor, op_name: str) -> None:
@@ -43,25 +208,11 @@ def _can_cast(source: _dtypes.dtype, target: _dtypes.dtype) -> bool:
     return source.category <= target.category
 
 
-def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others: Any) -> Tensor:
-    """Replace ``a``'s values with ``compute(a)``, recording the op if the graph needs it."""
-    recording = _GradMode.enabled and (a._requires_grad or any(
-        isinstance(o, Tensor) and o._requires_grad for o in others))
-    _check_allowed(a, op_name, recording)
-    if recording:
-        snapshot = Tensor(a._array.copy())  # the old value, with the old place in the graph
-        snapshot._requires_grad, snapshot._grad_fn, snapshot._output_nr = (
-            a._requires_grad, a._grad_fn, a._output_nr)
-        result = compute(snapshot)
-    else:
-        with no_grad():
-            result = compute(a)
-    _check_result(a, result, op_name)
-    a._array[...] = result._array
-    if recording:
-        a._grad_fn, a._output_nr, a._requires_grad = result._grad_fn, result._output_nr, result._requires_grad
-    a._bump_version(op_name)
-    return a
+# --- fills ------------------------------------------------------------------------------------
+
+def _is_graph_view(a: Tensor) -> bool:
+    """A view whose base may be in the graph: its fills go through :func:`apply` (and CopySlices)."""
+    return a._base is not None and a._view is not None and _GradMode.enabled
 
 
 def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
@@ -71,7 +222,9 @@ def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         value = value.item()
-    _check_allowed(a, op_name, _GradMode.enabled)
+    if _is_graph_view(a):
+        return apply(a, op_name, lambda t: wrap(xp_of(t).full_like(t.array, value)))
+    _check_allowed(a, None, op_name, _GradMode.enabled)
     a._array.fill(value)
     if a._grad_fn is not None:
         a._grad_fn, a._requires_grad = None, False
@@ -92,7 +245,10 @@ def fill_random(a: Tensor, op_name: str, distribution: str, first: float, second
         host = rng.uniform(first, second, size=a.shape)
     else:
         host = rng.normal(first, second, size=a.shape)
-    _check_allowed(a, op_name, _GradMode.enabled)
-    a._array[...] = backend.from_host(host.astype(a.dtype.numpy), a.device)
+    values = backend.from_host(host.astype(a.dtype.numpy), a.device)
+    if _is_graph_view(a):
+        return apply(a, op_name, lambda t: wrap(values))
+    _check_allowed(a, None, op_name, _GradMode.enabled)
+    a._array[...] = values
     a._bump_version(op_name)
     return a

@@ -8,6 +8,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._util import array_of, mark_view, product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -50,7 +51,7 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     shape = _infer_shape(_sizes(shape), a.numel())
-    return mark_view(Reshape.apply(a, shape), a)
+    return mark_view(Reshape.apply(a, shape), a, lambda array: array.reshape(shape))
 
 
 view = reshape  # minigrad's arrays never need a contiguous copy to be viewed
@@ -101,7 +102,7 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
                            f"is not equal to len(dims) = {len(axes)}" if len(axes) != a.ndim else
                            f"permute(): duplicate dims are not allowed: {list(_sizes(dims))}")
-    return mark_view(Permute.apply(a, axes), a)
+    return mark_view(Permute.apply(a, axes), a, lambda array: array.transpose(axes))
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -152,7 +153,9 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
                                f"({current}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                f"Tensor sizes: {list(a.shape)}")
         shape.append(size)
-    return mark_view(Expand.apply(a, tuple(shape)), a)
+    shape = tuple(shape)
+    return mark_view(Expand.apply(a, shape), a,
+                     lambda array: get_array_module(array).broadcast_to(array, shape))
 
 
 class Cat(Function):
