@@ -131,7 +131,11 @@ class FunctionCtx:
 
 
 class BackwardCFunction(FunctionCtx, Node):
-    """Base of the generated ``<Name>Backward`` classes: a ctx that is also a graph node."""
+    """Base of the generated ``<Name>Backward`` classes: a ctx that is also a graph node.
+
+    Built-in ops' nodes end in 0 as PyTorch's do (``MulBackward0``; PyTorch numbers an op's
+    overloads, a minigrad Function has one); a user's Function's do not (``MyOpBackward``).
+    """
 
     _forward_cls: type
 
@@ -150,7 +154,9 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._backward_cls = type(cls.__name__ + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        # As PyTorch names them: MulBackward0 for a built-in op, MyFunctionBackward for a user's Function.
+        suffix = "Backward0" if cls.__module__.startswith("minigrad.") else "Backward"
+        cls._backward_cls = type(cls.__name__ + suffix, (BackwardCFunction,), {"_forward_cls": cls})
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:

@@ -2,7 +2,7 @@
 
     stepper = BackwardStepper(loss, params=dict(model.named_parameters()))
     step = stepper.step()          # runs the first node (the loss's grad_fn)
-    step.name, step.grad_output    # 'MeanBackward', the δ it received
+    step.name, step.grad_output    # 'MeanBackward0', the δ it received
     step.grad_inputs               # what it sent to each of its inputs
     stepper.run_until("Conv2d")    # stop *before* the next conv node runs
     stepper.set_gradient(stepper.pending_gradient() * 0)   # change the δ it is about to receive
@@ -289,7 +289,7 @@ class BackwardStepper:
 
         It is then :attr:`next_node`: read or change its δ with :meth:`pending_gradient`
         / :meth:`set_gradient` before it runs. ``kind`` is a name prefix (``"Conv2d"``
-        matches ``Conv2dFunctionBackward``), a parameter's name, a Node, a Function
+        matches ``Conv2dFunctionBackward0``), a parameter's name, a Node, a Function
         class or a predicate ``node -> bool``.
         """
         matches = self._matcher(kind)

@@ -20,7 +20,7 @@ lazily. As in PyTorch, a view made under ``no_grad`` (or a row of ``for row in t
 be changed in place while the graph is recorded, nor may a view of a leaf that requires grad.
 
 Known differences from PyTorch: code that reads the private ``_grad_fn`` of a view made
-before such a change sees the old node; the base's node is called ``CopySlicesBackward``
+before such a change sees the old node; the base's node is called ``CopySlicesBackward0``
 (PyTorch: ``CopySlices``); and since the op runs on a snapshot, a view changed by an op that
 PyTorch saves the output of (``relu_``) may be changed again without a version error.
 """

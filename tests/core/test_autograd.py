@@ -161,7 +161,7 @@ def test_in_place_change_of_a_saved_tensor_makes_backward_raise_naming_the_ops()
     with pytest.raises(RuntimeError, match="inplace") as error:
         b.sum().backward()
     message = str(error.value)
-    assert "SinBackward" in message and "add_" in message
+    assert "SinBackward0" in message and "add_" in message
 
 
 def test_in_place_change_of_a_saved_output_raises():
@@ -260,11 +260,11 @@ def test_detect_anomaly_names_the_operation_and_the_users_line():
     x = values(0.0, 1.0)
     with mg.autograd.detect_anomaly():
         zeroed = x * 0; line = inspect.currentframe().f_lineno  # noqa: E702 (the line to find)
-        y = zeroed.sqrt()  # d sqrt(0) = inf, times d(x * 0)/dx = 0: NaN in MulBackward
+        y = zeroed.sqrt()  # d sqrt(0) = inf, times d(x * 0)/dx = 0: NaN in MulBackward0
         with pytest.raises(RuntimeError, match="nan") as error:
             y.sum().backward()
     message = str(error.value)
-    assert "MulBackward" in message
+    assert "MulBackward0" in message
     assert f"{__file__}\", line {line}" in message
     assert "zeroed = x * 0" in message
 

@@ -1,7 +1,6 @@
 """The Tensor itself: attributes, leaving minigrad (numpy(), np.asarray, .array, item, tolist)
 and repr in PyTorch's style."""
 
-import re
 
 import numpy
 import pytest
@@ -44,7 +43,6 @@ def test_repr_matches_torch(make, device):
         assert ", device='cuda:0'" in ours
         ours = ours.replace(", device='cuda:0'", "")
     expected = repr(make(torch)).replace("torch.", "minigrad.")
-    expected = re.sub(r"(Backward)\d+>", r"\1>", expected)  # MulBackward0 -> MulBackward
     assert ours == expected
 
 
@@ -54,7 +52,7 @@ def test_repr_examples():
     assert repr(leaf) == "tensor([1., 2.], requires_grad=True)"
     assert repr(mg.tensor(3.5, device=cpu)) == "tensor(3.5000)"
     y = mg.tensor([1.0, 2.0], device=cpu, requires_grad=True).exp()
-    assert repr(y).endswith(", grad_fn=<ExpBackward>)")
+    assert repr(y).endswith(", grad_fn=<ExpBackward0>)")
     assert str(mg.Size([2, 3])) == "minigrad.Size([2, 3])"
 
 

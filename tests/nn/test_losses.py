@@ -81,7 +81,7 @@ def test_loss_matches_torch(c):
 def test_cross_entropy_is_one_fused_node_with_gradient_softmax_minus_onehot():
     x = mg.tensor([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]], dtype=mg.float64, requires_grad=True)
     loss = F.cross_entropy(x, mg.tensor([1, 2]), reduction="sum")
-    assert loss.grad_fn.name() == "CrossEntropyBackward"
+    assert loss.grad_fn.name() == "CrossEntropyBackward0"
     assert type(loss.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
     loss.backward()
     values = numpy.array([[1.0, 2.0, 0.5], [0.1, -1.0, 3.0]])

@@ -38,7 +38,7 @@ def test_draw_graph_draws_one_box_per_node_and_one_arrow_per_edge():
              if isinstance(p, FancyArrowPatch) and isinstance(p.get_arrowstyle(), ArrowStyle.CurveFilledB)]
     assert len(heads) == 7
     red = [t.get_text() for t in ax.texts if t.get_bbox_patch().get_edgecolor()[0] > 0.8]
-    assert red == ["SumBackward\n[]"]
+    assert red == ["SumBackward0\n[]"]
 
 
 def test_the_small_cnn_graph_is_drawn_without_overlapping_boxes():

@@ -34,13 +34,14 @@ def test_build_graph_of_a_known_expression():
     loss, w, b = known_graph()
     graph = build_graph(loss, params={"w": w}, name="loss")
     nodes, edges = described(graph)
-    assert nodes == [("output", "loss", ()), ("op", "SumBackward", ()), ("op", "MulBackward", (4, 2)),
-                     ("op", "ReLUBackward", (4, 2)), ("op", "AddBackward", (4, 2)),
-                     ("op", "MatMulBackward", (4, 2)), ("leaf", "leaf", (2,)), ("parameter", "w", (3, 2))]
-    assert edges == {("SumBackward", "loss", 0, ()), ("MulBackward", "SumBackward", 0, (4, 2)),
-                     ("ReLUBackward", "MulBackward", 0, (4, 2)), ("AddBackward", "ReLUBackward", 0, (4, 2)),
-                     ("MatMulBackward", "AddBackward", 0, (4, 2)), ("leaf", "AddBackward", 1, (2,)),
-                     ("w", "MatMulBackward", 1, (3, 2))}
+    assert nodes == [("output", "loss", ()), ("op", "SumBackward0", ()), ("op", "MulBackward0", (4, 2)),
+                     ("op", "ReLUBackward0", (4, 2)), ("op", "AddBackward0", (4, 2)),
+                     ("op", "MatMulBackward0", (4, 2)), ("leaf", "leaf", (2,)), ("parameter", "w", (3, 2))]
+    assert edges == {("SumBackward0", "loss", 0, ()), ("MulBackward0", "SumBackward0", 0, (4, 2)),
+                     ("ReLUBackward0", "MulBackward0", 0, (4, 2)),
+                     ("AddBackward0", "ReLUBackward0", 0, (4, 2)),
+                     ("MatMulBackward0", "AddBackward0", 0, (4, 2)), ("leaf", "AddBackward0", 1, (2,)),
+                     ("w", "MatMulBackward0", 1, (3, 2))}
     assert len(graph.edges) == 7
     assert graph.nodes[6].tensor is b and graph.nodes[7].tensor is w
     assert graph.nodes[1].node is loss.grad_fn
@@ -59,10 +60,10 @@ def test_a_shared_node_appears_once_and_sits_above_its_furthest_consumer():
     loss, a = shared_graph()
     graph = build_graph(loss, params={"a": a})
     labels = [n.label for n in graph.nodes]
-    assert sorted(labels) == ["AddBackward", "ExpBackward", "MulBackward", "SumBackward", "a", "output"]
+    assert sorted(labels) == ["AddBackward0", "ExpBackward0", "MulBackward0", "SumBackward0", "a", "output"]
     assert len(graph.edges) == 7                              # a feeds exp and mul; exp feeds add and mul
     layer = dict(zip(labels, graph.layers()))
-    assert layer == {"output": 0, "SumBackward": 1, "AddBackward": 2, "MulBackward": 3, "ExpBackward": 4,
+    assert layer == {"output": 0, "SumBackward0": 1, "AddBackward0": 2, "MulBackward0": 3, "ExpBackward0": 4,
                      "a": 5}
 
 
@@ -99,7 +100,7 @@ def test_to_dot_lists_every_node_and_edge():
     assert dot.startswith("digraph minigrad {") and dot.rstrip().endswith("}")
     node_lines = re.findall(r'^  n(\d+) \[label="([^"]*)"', dot, flags=re.M)
     assert [int(i) for i, _ in node_lines] == list(range(8))
-    assert ('7', "w\\n[3, 2]") in node_lines and ('5', "MatMulBackward\\n[4, 2]") in node_lines
+    assert ('7', "w\\n[3, 2]") in node_lines and ('5', "MatMulBackward0\\n[4, 2]") in node_lines
     edges = set(re.findall(r"^  n(\d+) -> n(\d+);", dot, flags=re.M))
     assert edges == {("1", "0"), ("2", "1"), ("3", "2"), ("4", "3"), ("5", "4"), ("6", "4"), ("7", "5")}
 
