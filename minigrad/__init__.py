@@ -6,6 +6,7 @@ in the project's SPEC. This file only re-exports the public names.
 # ruff: noqa: I001, A004, F401  (import order matters: the Tensor first, then what builds on it)
 
 from minigrad._version import __version__
+from minigrad import _memory
 from minigrad.tensor import Size, Tensor
 from minigrad import autograd, backend, cuda, dtypes
 from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -20,6 +21,8 @@ from minigrad.functions import abs, max, min, pow, sum
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
+
+_memory.keep_freed_memory()  # glibc: reuse freed array memory instead of page-faulting it in again (_memory.py)
 
 float = float32  # noqa: A001  (PyTorch's aliases)
 double = float64
