@@ -22,7 +22,7 @@ from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed,
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
 
-_memory.keep_freed_memory()  # glibc: reuse freed array memory instead of page-faulting it in again (_memory.py)
+_memory.keep_freed_memory()  # glibc: reuse freed array memory instead of faulting it in anew
 
 float = float32  # noqa: A001  (PyTorch's aliases)
 double = float64

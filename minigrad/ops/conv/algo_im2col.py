@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.ops.conv import depthwise
+from minigrad.ops.conv import buffers, depthwise
 from minigrad.ops.conv.geometry import Pair, output_shape
 from minigrad.ops.conv.im2col import batch_last, col2im, im2col
 
@@ -68,10 +68,13 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     if depthwise.is_depthwise(weight.shape, groups, stride):
         return depthwise.grad_input(grad_out, weight, input_shape, stride, padding, dilation, groups)
     xp = get_array_module(grad_out)
-    w_g = _grouped_weight(weight, groups)
-    grad_cols = xp.matmul(w_g.transpose(0, 2, 1), _grouped_grad(grad_out, groups))  # (G, K, L·N)
-    grad_cols = grad_cols.reshape(-1, grad_cols.shape[2])
-    return col2im(grad_cols, tuple(input_shape), weight.shape[2:], stride, padding, dilation)
+    w_g, delta_g = _grouped_weight(weight, groups), _grouped_grad(grad_out, groups)
+    grad_cols = buffers.take(xp, (groups, w_g.shape[2], delta_g.shape[2]), grad_out.dtype)
+    xp.matmul(w_g.transpose(0, 2, 1), delta_g, out=grad_cols)                      # (G, K, L·N)
+    grad_x = col2im(grad_cols.reshape(-1, grad_cols.shape[2]), tuple(input_shape), weight.shape[2:], stride,
+                    padding, dilation)
+    buffers.give_back(grad_cols)      # col2im wrote a new image: the columns are done with
+    return grad_x
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.backend import get_array_module
+from minigrad.ops.conv import buffers
 from minigrad.ops.conv.geometry import Pair, output_shape, window
 
 __all__ = ["im2col", "col2im", "batch_last"]
@@ -51,12 +52,13 @@ def im2col(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pai
         source[:, ph:ph + height, pw:pw + width] = x.transpose(1, 2, 3, 0)
     else:
         source = batch_last(x)
-    cols = xp.empty((c, kh, kw, h_out, w_out, n), dtype=x.dtype)
+    cols = buffers.take(xp, (c * kh * kw, h_out * w_out * n), x.dtype)   # every entry is written below
+    taps = cols.reshape(c, kh, kw, h_out, w_out, n)
     for i in range(kh):
         rows = window(i * dilation[0], h_out, stride[0])
         for j in range(kw):
-            cols[:, i, j] = source[:, rows, window(j * dilation[1], w_out, stride[1])]
-    return cols.reshape(c * kh * kw, h_out * w_out * n)
+            taps[:, i, j] = source[:, rows, window(j * dilation[1], w_out, stride[1])]
+    return cols
 
 
 def col2im(cols: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
