@@ -158,8 +158,8 @@ def _like(template: Any, values: Any) -> Any:
 
 def _has_lowest_or_nan(out: Any) -> bool:
     xp = get_array_module(out)
-    if out.dtype.kind == "f":
-        return bool(xp.isnan(out).any()) or bool((out == -xp.inf).any())
+    if out.dtype.kind == "f":   # one pass: +inf, which would not need it, also takes the slower path
+        return not bool(xp.isfinite(out).all())
     return bool((out == _lowest(xp, out.dtype)).any())
 
 
@@ -176,8 +176,12 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
     framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
     if grad_out.strides != out.strides:   # one copy into out's memory order beats mixed-order passes
         grad_out = _like(out, grad_out)
-    grad = xp.zeros_like(framed, dtype=grad_out.dtype)   # in x's memory order, as `out` is
     overlapping = any(stride[a] < dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1))
+    # Windows that tile the input exactly (2x2 stride 2 on an even size) write every element below.
+    tiling = all(stride[a] == kernel_size[a] and dilation[a] == 1 and out_shape[a] * stride[a] ==
+                 framed.shape[a - 2] for a in (0, 1))
+    make = xp.empty_like if tiling else xp.zeros_like
+    grad = make(framed, dtype=grad_out.dtype)   # in x's memory order, as `out` is
     last_tap = kernel_size[0] * kernel_size[1] - 1
     taken = None
     for tap, view in _taps(out_shape, kernel_size, stride, dilation):
