@@ -21,6 +21,7 @@ from minigrad.functions import abs, max, min, pow, sum
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
+from minigrad import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
 
 _memory.keep_freed_memory()  # glibc: reuse freed array memory instead of faulting it in anew
 
@@ -38,4 +39,5 @@ __all__ = ["__version__", "Tensor", "Size", "autograd", "backend", "cuda", "dtyp
            "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
            "set_default_dtype", "promote_types", "result_type", "Generator", "manual_seed", "seed",
-           "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "save", "load", "nn", "optim"]
+           "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "return_types", "save", "load",
+           "nn", "optim"]

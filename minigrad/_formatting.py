@@ -12,7 +12,7 @@ from minigrad import dtypes as _dtypes
 _LINE_WIDTH = 80
 _THRESHOLD = 1000  # more elements than this are summarised with "..."
 _EDGE_ITEMS = 3
-_IMPLICIT_DTYPES = ("float32", "int64", "bool")  # PyTorch does not print these
+_IMPLICIT_DTYPES = ("int64", "bool")  # PyTorch does not print these, nor the default float dtype
 
 
 def _float_formatter(values: numpy.ndarray) -> Any:
@@ -59,7 +59,9 @@ def tensor_repr(t: Any) -> str:
     if dev.type != "cpu":
         suffixes.append(f"device='{dev.type}:{dev.index or 0}'")
     dtype = _dtypes.from_numpy_dtype(host.dtype)
-    if dtype.name not in _IMPLICIT_DTYPES:
+    default = _dtypes.get_default_dtype()
+    # an empty tensor shows its dtype unless it is the default float one (nothing else tells it)
+    if dtype is not default and (host.size == 0 or dtype.name not in _IMPLICIT_DTYPES):
         suffixes.append(f"dtype=minigrad.{dtype.name}")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")

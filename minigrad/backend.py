@@ -44,6 +44,8 @@ class Device:
         if number:
             if index is not None:
                 raise RuntimeError(f"device index given twice: {type!r} and index={index}")
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: {type!r}")
             index = int(number)
         self.type = name
         self.index = index

@@ -172,6 +172,9 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     if values[2] == 0:
         raise RuntimeError("arange: step must be nonzero")
+    if (values[1] - values[0]) * values[2] < 0:
+        raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
+                           f"(start={values[0]}, end={values[1]}, step={values[2]})")
     target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.result_type(*values)
     if target is _dtypes.bool:
         target = _dtypes.int64
@@ -188,7 +191,7 @@ def _random(draw: str, size: tuple, generator: Generator | None, dtype: Any, dev
             requires_grad: bool) -> Tensor:
     target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if not target.is_floating_point:
-        raise RuntimeError(f"{draw} is not implemented for {target.name}")
+        raise NotImplementedError(f"{draw} is not implemented for {target.name}")
     rng = (generator or default_generator).rng
     shape = _size(size)
     if draw == "rand":
@@ -210,11 +213,13 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     return _random("randn", size, generator, dtype, device, requires_grad)
 
 
-def randint(low: int, high: Any = None, size: Any = None, *, generator: Generator | None = None,
+def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Generator | None = None,
             dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Integers in ``[low, high)``; ``randint(high, size)`` starts at 0."""
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)
+        low, high = 0, low
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
     if high <= low:

@@ -27,9 +27,9 @@ class Generator:
 
     def manual_seed(self, seed: int) -> Generator:
         """Reset the generator to a known state; returns ``self``."""
-        seed = int(seed)
-        if seed < 0:
-            raise RuntimeError(f"manual_seed expects a non-negative seed, got {seed}")
+        if not isinstance(seed, (int, numpy.integer)) or isinstance(seed, bool):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        seed = int(seed) % 2**64  # a negative seed wraps around as PyTorch's (a uint64)
         self._seed = seed
         self.rng = numpy.random.Generator(numpy.random.PCG64(seed))
         return self
@@ -58,7 +58,7 @@ default_generator = Generator()
 
 def manual_seed(seed: int) -> Generator:
     """Seed the global generator, as ``torch.manual_seed``; returns it."""
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(int(seed))  # as PyTorch: anything int() accepts
 
 
 def seed() -> int:

@@ -304,10 +304,16 @@ class Tensor:
         return backend.to_host(self._array).tolist()
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
+
+    def _scalar(self) -> Any:
+        if self._array.size != 1:  # int(t)/float(t) raise ValueError here, item() RuntimeError (PyTorch's)
+            raise ValueError(f"only one element tensors can be converted to Python scalars "
+                             f"(got {self._array.size} elements)")
+        return self._array.item()
 
     def __bool__(self) -> bool:
         if self._array.size != 1:
@@ -365,8 +371,9 @@ class Tensor:
         return conversion.to(self, device=backend.Device("cuda" if device is None else device))
 
     def type(self, dtype: Any = None) -> Any:
+        """``type()``: the legacy type name (``'minigrad.FloatTensor'``); ``type(dtype)``: a conversion."""
         if dtype is None:
-            return f"minigrad.{self.dtype.name}"
+            return f"minigrad.{_LEGACY_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
         return conversion.to(self, dtype=_dtypes.as_dtype(dtype))
 
     def float(self) -> Tensor:
@@ -452,6 +459,9 @@ class Tensor:
     def __mod__(self, other: Any) -> Tensor:
         return arithmetic.remainder(self, other)
 
+    def __rmod__(self, other: Any) -> Tensor:
+        return arithmetic.remainder(other, self)
+
     # In place: recorded like any operation (see ``inplace.apply``); a leaf that requires
     # grad refuses them outside ``no_grad``.
     def __iadd__(self, other: Any) -> Tensor:
@@ -475,8 +485,9 @@ class Tensor:
     def mul_(self, other: Any) -> Tensor:
         return inplace.apply(self, "mul_", lambda t: arithmetic.mul(t, other), other)
 
-    def div_(self, other: Any) -> Tensor:
-        return inplace.apply(self, "div_", lambda t: arithmetic.div(t, other), other)
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return inplace.apply(self, "div_", lambda t: arithmetic.div(t, other, rounding_mode=rounding_mode),
+                             other)
 
     def pow_(self, exponent: Any) -> Tensor:
         return inplace.apply(self, "pow_", lambda t: arithmetic.pow(t, exponent), exponent)
@@ -489,6 +500,24 @@ class Tensor:
 
     def relu_(self) -> Tensor:
         return inplace.apply(self, "relu_", elementwise.relu)
+
+    def abs_(self) -> Tensor:
+        return inplace.apply(self, "abs_", elementwise.abs)
+
+    def exp_(self) -> Tensor:
+        return inplace.apply(self, "exp_", elementwise.exp)
+
+    def log_(self) -> Tensor:
+        return inplace.apply(self, "log_", elementwise.log)
+
+    def sqrt_(self) -> Tensor:
+        return inplace.apply(self, "sqrt_", elementwise.sqrt)
+
+    def sigmoid_(self) -> Tensor:
+        return inplace.apply(self, "sigmoid_", elementwise.sigmoid)
+
+    def tanh_(self) -> Tensor:
+        return inplace.apply(self, "tanh_", elementwise.tanh)
 
     def copy_(self, source: Any) -> Tensor:
         return inplace.apply(self, "copy_", lambda t: conversion.copy_into(t, source), source)
@@ -511,9 +540,13 @@ class Tensor:
     # --- comparisons (bool tensors, no gradient) ----------------------------------------
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if other is None:  # ``t == None`` is False, as in PyTorch
+            return False
         return comparison.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        if other is None:
+            return True
         return comparison.ne(self, other)
 
     def __lt__(self, other: Any) -> Tensor:
@@ -585,8 +618,8 @@ class Tensor:
     def mul(self, other: Any) -> Tensor:
         return arithmetic.mul(self, other)
 
-    def div(self, other: Any) -> Tensor:
-        return arithmetic.div(self, other)
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return arithmetic.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent: Any) -> Tensor:
         return arithmetic.pow(self, exponent)
@@ -623,6 +656,10 @@ class Tensor:
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         return elementwise.clamp(self, min, max)
+
+    def where(self, condition: Tensor, other: Any) -> Tensor:
+        """``self`` where ``condition`` holds, else ``other`` (as ``mg.where(condition, self, other)``)."""
+        return elementwise.where(condition, self, other)
 
     clip = clamp
 
@@ -714,6 +751,11 @@ class Tensor:
 
     def __getitem__(self, key: Any) -> Tensor:
         return indexing.getitem(self, key)
+
+
+_LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                      "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+                      "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
 
 
 def _legacy_array(data: Any, shape: tuple) -> Any:

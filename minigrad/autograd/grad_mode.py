@@ -23,6 +23,11 @@ class _GradModeContext:
 
     mode: bool
 
+    def __new__(cls, function: Any = None, *args: Any) -> Any:
+        if callable(function):  # ``@no_grad`` without parentheses decorates directly (PyTorch 2)
+            return cls()(function)
+        return super().__new__(cls)
+
     def __enter__(self) -> None:
         self._previous = _GradMode.enabled
         _GradMode.enabled = self.mode

@@ -40,15 +40,19 @@ def array_of(value: Any, dtype: _dtypes.dtype) -> Any:
 
 
 def reduction_axes(dim: Any, ndim: int) -> tuple | None:
-    """``dim`` (None, int, or sequence) as a tuple of non-negative axes; None means all."""
+    """``dim`` (None, int, or sequence) as a tuple of non-negative axes; None means all.
+
+    A 0-d tensor accepts dim 0 or -1 as in PyTorch; there is nothing to reduce (None).
+    """
     if dim is None:
         return None
     if isinstance(dim, (tuple, list)):
         axes = tuple(_normalize_dim(d, ndim) for d in dim)
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"dim {list(dim)} appears multiple times in the list of dims")
-        return axes if axes else None
-    return (_normalize_dim(dim, ndim),)
+        return axes if axes and ndim else None
+    axis = _normalize_dim(dim, ndim)
+    return (axis,) if ndim else None
 
 
 def wrap(array: Any) -> Tensor:

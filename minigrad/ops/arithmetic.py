@@ -93,6 +93,10 @@ class Sub(Function):
         if _is_bool(a) and _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                "Use the `^` or `logical_xor()` operator instead.")
+        if _is_bool(a) or _is_bool(b):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
         ctx.alpha = alpha
         return wrap(x - y if alpha == 1 else x - alpha * y)
 
@@ -146,10 +150,14 @@ class Div(Function):
 
 
 def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """a / b; ``rounding_mode='floor'`` rounds the quotient down, ``'trunc'`` towards zero."""
     if rounding_mode == "floor":
         return floor_divide(a, b)
+    if rounding_mode == "trunc":
+        return _trunc_divide(a, b)
     if rounding_mode is not None:
-        raise ValueError(f"div expected rounding_mode to be one of None or 'floor', got {rounding_mode!r}")
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"{rounding_mode!r}")
     a, b = _binary_operands(a, b)
     return apply_broadcasting(Div, a, b)
 
@@ -211,17 +219,33 @@ def neg(a: Tensor) -> Tensor:
     return Neg.apply(a)
 
 
-def floor_divide(a: Any, b: Any) -> Tensor:
-    """a // b rounded down; not differentiable (its gradient is zero almost everywhere)."""
+def _quotient_operands(a: Any, b: Any) -> tuple:
+    """(xp, result dtype, a's array, b's array); an integer division by zero raises, as in PyTorch."""
     a, b = _binary_operands(a, b)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
-    return wrap(array_of(a, dtype) // array_of(b, dtype))
+    x, y = array_of(a, dtype), array_of(b, dtype)
+    if not dtype.is_floating_point and bool(y == 0 if isinstance(y, (int, float)) else (y == 0).any()):
+        raise RuntimeError("ZeroDivisionError")
+    return xp_of(first_tensor(a, b)), dtype, x, y
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    """a // b rounded down; not differentiable (its gradient is zero almost everywhere)."""
+    _, _, x, y = _quotient_operands(a, b)
+    return wrap(x // y)
+
+
+def _trunc_divide(a: Any, b: Any) -> Tensor:
+    """a / b rounded towards zero, in the operands' result dtype (``div(rounding_mode='trunc')``)."""
+    xp, dtype, x, y = _quotient_operands(a, b)
+    if dtype.is_floating_point:
+        return wrap(xp.trunc(x / y))
+    quotient = abs(x) // abs(y)  # exact on integers: trunc(a / b) = sign(a / b) · floor(|a| / |b|)
+    return wrap(xp.where((x < 0) != (y < 0), -quotient, quotient))
 
 
 def remainder(a: Any, b: Any) -> Tensor:
     """a % b with the sign of b (Python's rule, as PyTorch); not differentiable here."""
-    a, b = _binary_operands(a, b)
-    check_broadcast(a, b)
-    dtype = _dtypes.result_type(a, b)
-    return wrap(array_of(a, dtype) % array_of(b, dtype))
+    _, _, x, y = _quotient_operands(a, b)
+    return wrap(x % y)

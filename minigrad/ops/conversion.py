@@ -96,8 +96,12 @@ class Copy(Function):
     @staticmethod
     def forward(ctx, a, source):
         xp = xp_of(a)
-        array = source.array if isinstance(source, Tensor) else source
-        return wrap(xp.broadcast_to(xp.asarray(array, dtype=a.array.dtype), a.array.shape).copy())
+        array = xp.asarray(source.array if isinstance(source, Tensor) else source, dtype=a.array.dtype)
+        try:
+            return wrap(xp.broadcast_to(array, a.array.shape).copy())
+        except ValueError:  # the array library's broadcast error, as PyTorch's
+            raise RuntimeError(f"copy_: the source of shape {list(array.shape)} can't be broadcast to the "
+                               f"destination's shape {list(a.array.shape)}") from None
 
     @staticmethod
     def backward(ctx, grad):

@@ -127,7 +127,7 @@ class Sigmoid(Function):
         return wrap(grad.array * y * (1 - y))
 
 
-class ReLU(Function):
+class Relu(Function):  # PyTorch names its node ReluBackward0
     """y = max(a, 0);   dy/da = 1 where a > 0, else 0."""
 
     @staticmethod
@@ -274,7 +274,7 @@ def sigmoid(a: Tensor) -> Tensor:
 
 
 def relu(a: Tensor) -> Tensor:
-    return ReLU.apply(a)
+    return Relu.apply(a)
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)

@@ -167,7 +167,12 @@ class IndexPut(Function):
     @staticmethod
     def forward(ctx, a, key, value):
         out = a.array.copy()
-        out[key] = value.array if isinstance(value, Tensor) else value
+        source = value.array if isinstance(value, Tensor) else value
+        try:
+            out[key] = source
+        except ValueError:  # the array library's broadcast error, as PyTorch's
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(source.shape)} cannot be "
+                               f"broadcast to indexing result of shape {list(out[key].shape)}") from None
         ctx.key = key
         return wrap(out)
 

@@ -215,8 +215,24 @@ def _is_graph_view(a: Tensor) -> bool:
     return a._base is not None and a._view is not None and _GradMode.enabled
 
 
+class Fill(Function):
+    """y = value everywhere;   dy/da = 0 (the old values are gone, so is their gradient)."""
+
+    @staticmethod
+    def forward(ctx, a, value):
+        return wrap(xp_of(a).full_like(a.array, value))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return wrap(xp_of(grad).zeros_like(grad.array)), None
+
+
+class Zero(Fill):
+    """y = 0 everywhere (``zero_``);   dy/da = 0."""
+
+
 def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
-    """Set every element to ``value``; afterwards ``a`` no longer depends on its past."""
+    """Set every element to ``value``; a tensor in the graph stays in it, with a zero gradient."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
@@ -224,10 +240,11 @@ def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
         value = value.item()
     if _is_graph_view(a):
         return apply(a, op_name, lambda t: wrap(xp_of(t).full_like(t.array, value)))
+    if a._grad_fn is not None and _GradMode.enabled:  # recorded, as PyTorch's FillBackward0
+        node = Zero if op_name == "zero_" else Fill
+        return apply(a, op_name, lambda t: node.apply(t, value))
     _check_allowed(a, None, op_name, _GradMode.enabled)
-    a._array.fill(value)
-    if a._grad_fn is not None:
-        a._grad_fn, a._requires_grad = None, False
+    a._array.fill(value)  # under no_grad a tensor keeps its history, as in PyTorch
     a._bump_version(op_name)
     return a
 

@@ -7,15 +7,13 @@ first restores the reduced axes (as size 1) and then broadcasts over them.
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 from typing import Any
 
 from minigrad import dtypes as _dtypes
+from minigrad import return_types
 from minigrad.autograd.function import Function
 from minigrad.ops._util import product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor
-
-values_indices = namedtuple("values_indices", ["values", "indices"])  # what max(dim)/min(dim) return
 
 
 def _expand_back(grad: Tensor, ctx: Any) -> Any:
@@ -182,7 +180,8 @@ def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
     if dim is None:
         return Amax.apply(a, None, False, name)
     axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
-    return values_indices(*MaxDim.apply(a, axis, keepdim, name))
+    values, indices = MaxDim.apply(a, axis, keepdim, name)
+    return getattr(return_types, name)(values, indices)
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001

@@ -182,7 +182,7 @@ class Cat(Function):
 def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = [t for t in tensors]
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     # PyTorch skips 1-D empty tensors in cat (legacy behaviour)
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     reference = tensors[0]

@@ -69,7 +69,7 @@ def _floating(a: Tensor, dtype: Any) -> Tensor:
     if dtype is not None:
         return a.to(dtypes.as_dtype(dtype))
     if not a.dtype.is_floating_point:
-        raise RuntimeError(f"softmax is not implemented for integer tensors (got {a.dtype.name})")
+        raise NotImplementedError(f"softmax is not implemented for integer tensors (got {a.dtype.name})")
     return a
 
 

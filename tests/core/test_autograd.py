@@ -387,3 +387,35 @@ def test_data_is_a_detached_tensor_sharing_storage():
     x.data = mg.tensor([5.0, 6.0], dtype=mg.float64)
     assert x.requires_grad
     numpy.testing.assert_array_equal(to_numpy(x.detach()), [5.0, 6.0])
+
+
+def test_no_grad_and_enable_grad_decorate_without_parentheses_like_torch():
+    x = mg.tensor([1.0, 2.0], requires_grad=True)
+
+    @mg.no_grad
+    def doubled(t):
+        """Twice t."""
+        return t * 2
+
+    @mg.enable_grad
+    def tripled(t):
+        return t * 3
+
+    assert doubled(x).requires_grad is False and doubled.__doc__ == "Twice t."
+    assert mg.is_grad_enabled()
+    with mg.no_grad():
+        assert tripled(x).requires_grad is True
+        assert not mg.is_grad_enabled()
+
+
+@pytest.mark.parametrize("fill", ["fill_", "zero_"])
+def test_filling_a_non_leaf_keeps_it_in_the_graph_with_a_zero_gradient_like_torch(fill):
+    torch = require_torch()
+    results = {}
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x * 2  # (exp would save its output, and then refuse the fill as PyTorch does)
+        getattr(y, fill)(*([0.5] if fill == "fill_" else []))
+        (y * x).sum().backward()
+        results[lib] = (y.grad_fn is not None, y.requires_grad, y.tolist(), x.grad.tolist())
+    assert results[mg] == results[torch]

@@ -54,6 +54,22 @@ MISUSE = {
     "bool_sub": (lambda m: m.tensor([True]) - m.tensor([False]), ["bool"]),
     "leaf_in_place": (lambda m: m.ones(2, requires_grad=True).add_(1), ["leaf"]),
     "mean_of_ints": (lambda m: m.tensor([1, 2]).mean(), ["int64"]),
+    "float_minus_bool": (lambda m: m.ones(3) - m.tensor([True, False, True]), ["bool"]),
+    "bool_minus_number": (lambda m: m.tensor([True]) - 1, ["bool"]),
+    "cat_empty": (lambda m: m.cat([]), ["non-empty"]),
+    "copy_broadcast": (lambda m: m.zeros(2, 3).copy_(m.ones(2)), ["[2]", "[2, 3]"]),
+    "setitem_broadcast": (lambda m: m.zeros(2, 3).__setitem__(0, m.ones(2)), ["[2]", "[3]"]),
+    "int_of_many": (lambda m: int(m.tensor([1.0, 2.0])), ["2 elements"]),
+    "float_of_many": (lambda m: float(m.zeros(2, 2)), ["4 elements"]),
+    "integer_floor_divide_by_zero": (lambda m: m.tensor([1, 2]) // 0, ["ZeroDivisionError"]),
+    "integer_remainder_by_zero": (lambda m: m.tensor([1, 2]) % m.tensor([1, 0]), ["ZeroDivisionError"]),
+    "div_rounding_mode": (lambda m: m.div(m.ones(2), 2, rounding_mode="round"), ["'round'"]),
+    "arange_step_sign": (lambda m: m.arange(10, 0), ["10", "0"]),
+    "softmax_of_ints": (lambda m: m.tensor([1, 2]).softmax(0), ["int64"]),
+    "randn_int": (lambda m: m.randn(2, dtype=m.int64), ["int64"]),
+    "rand_int": (lambda m: m.rand(2, dtype=m.int64), ["int64"]),
+    "device_string": (lambda m: m.device("cpu:x"), ["cpu:x"]),
+    "generator_seed_str": (lambda m: m.Generator().manual_seed("1"), ["str"]),
 }
 
 

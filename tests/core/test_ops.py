@@ -3,8 +3,11 @@ forward and gradients against PyTorch (float64 and float32), and gradcheck in fl
 
 import numpy
 import pytest
+from _torch import require_torch
 
-from .helpers import case, check_op
+import minigrad as mg
+
+from .helpers import case, check_op, to_numpy
 
 # Arrays with ties (equal values), where maximum/minimum and max/amax share the gradient.
 TIES_A = numpy.array([[1.0, 2.0, -0.5], [0.3, 0.3, 4.0]])
@@ -281,3 +284,35 @@ def test_shape_and_indexing_op(c):
 @pytest.mark.parametrize("c", MODULE_FUNCTIONS + GRAPHS)
 def test_module_function_and_graph(c):
     check_op(c)
+
+
+QUOTIENTS = {
+    "true_division_of_ints": lambda m, a, b: a / b,
+    "floor_division": lambda m, a, b: a // b,
+    "remainder": lambda m, a, b: a % b,
+    "reflected_remainder": lambda m, a, b: 7 % b,
+    "reflected_floor_division": lambda m, a, b: -7 // b,
+    "div_floor": lambda m, a, b: m.div(a, b, rounding_mode="floor"),
+    "div_trunc": lambda m, a, b: m.div(a, b, rounding_mode="trunc"),
+    "method_div_floor": lambda m, a, b: a.div(b, rounding_mode="floor"),
+    "method_div_trunc_by_a_float": lambda m, a, b: a.div(2.5, rounding_mode="trunc"),
+    "method_div_trunc_of_floats": lambda m, a, b: a.double().div(b, rounding_mode="trunc"),
+}
+
+
+@pytest.mark.parametrize("name", QUOTIENTS)
+def test_division_rounding_modes_and_remainder_match_torch(name):
+    """Integer and float quotients of mixed signs: values and dtypes as PyTorch's."""
+    torch = require_torch()
+    quotient = QUOTIENTS[name]
+    a, b = [7, -7, 5, -5, 0, 9], [2, 2, -3, -3, 4, -4]
+    ours = quotient(mg, mg.tensor(a), mg.tensor(b))
+    theirs = quotient(torch, torch.tensor(a), torch.tensor(b))
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    numpy.testing.assert_array_equal(to_numpy(ours), theirs.numpy())
+
+
+def test_in_place_division_takes_a_rounding_mode():
+    t = mg.tensor([7, -7])
+    assert t.div_(2, rounding_mode="floor") is t
+    assert t.tolist() == [3, -4]

@@ -35,11 +35,11 @@ def test_build_graph_of_a_known_expression():
     graph = build_graph(loss, params={"w": w}, name="loss")
     nodes, edges = described(graph)
     assert nodes == [("output", "loss", ()), ("op", "SumBackward0", ()), ("op", "MulBackward0", (4, 2)),
-                     ("op", "ReLUBackward0", (4, 2)), ("op", "AddBackward0", (4, 2)),
+                     ("op", "ReluBackward0", (4, 2)), ("op", "AddBackward0", (4, 2)),
                      ("op", "MatMulBackward0", (4, 2)), ("leaf", "leaf", (2,)), ("parameter", "w", (3, 2))]
     assert edges == {("SumBackward0", "loss", 0, ()), ("MulBackward0", "SumBackward0", 0, (4, 2)),
-                     ("ReLUBackward0", "MulBackward0", 0, (4, 2)),
-                     ("AddBackward0", "ReLUBackward0", 0, (4, 2)),
+                     ("ReluBackward0", "MulBackward0", 0, (4, 2)),
+                     ("AddBackward0", "ReluBackward0", 0, (4, 2)),
                      ("MatMulBackward0", "AddBackward0", 0, (4, 2)), ("leaf", "AddBackward0", 1, (2,)),
                      ("w", "MatMulBackward0", 1, (3, 2))}
     assert len(graph.edges) == 7

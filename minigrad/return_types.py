@@ -1,0 +1,25 @@
+"""The named tuples that ``max(dim)`` and ``min(dim)`` return: ``(values, indices)``.
+
+They print as PyTorch's ``torch.return_types.max`` do, one field a line.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+__all__ = ["max", "min"]
+
+
+def _values_indices(name: str) -> type:
+    """A ``(values, indices)`` named tuple class called ``name``."""
+
+    def __repr__(self) -> str:  # noqa: N807
+        return f"minigrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    cls = type(name, (namedtuple(name, ["values", "indices"]),), {"__slots__": (), "__repr__": __repr__})
+    cls.__module__ = __name__
+    return cls
+
+
+max = _values_indices("max")  # noqa: A001 (PyTorch's names)
+min = _values_indices("min")  # noqa: A001
