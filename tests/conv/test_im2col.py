@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minigrad.ops.conv.im2col import col2im, im2col
+from minigrad.ops.conv.im2col import batch_last, col2im, im2col
 
 torch = pytest.importorskip("torch")
 
@@ -92,3 +92,23 @@ def test_dtype_is_kept(dtype):
     cols = im2col(x, (3, 3), (1, 1), (1, 1), (1, 1))
     assert cols.dtype == dtype
     assert col2im(cols, x.shape, (3, 3), (1, 1), (1, 1), (1, 1)).dtype == dtype
+
+
+def _layouts(x):
+    """The same (N, C, H, W) values in the memory orders minigrad's layers hand on."""
+    yield "nchw", x
+    yield "cnhw", numpy.ascontiguousarray(x.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)
+    yield "chwn", numpy.ascontiguousarray(x.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2)
+    yield "cropped", numpy.pad(x, ((0, 0), (0, 0), (1, 1), (2, 2)))[:, :, 1:-1, 2:-2]
+
+
+@pytest.mark.parametrize("shape", [(32, 4, 8, 8), (3, 2, 5, 7), (1, 1, 1, 1), (0, 2, 3, 3)])
+def test_batch_last_moves_the_batch_innermost_from_any_layout(shape):
+    x = numpy.random.default_rng(0).standard_normal(shape).astype(numpy.float32)
+    expected = x.transpose(1, 2, 3, 0)
+    for name, array in _layouts(x):
+        moved = batch_last(array)
+        assert moved.flags.c_contiguous, name
+        numpy.testing.assert_array_equal(moved, expected, err_msg=name)
+        padded = im2col(array, (1, 1), (1, 1), (1, 0), (1, 1))   # the padded path moves it too
+        numpy.testing.assert_array_equal(padded, im2col(x, (1, 1), (1, 1), (1, 0), (1, 1)), err_msg=name)
