@@ -14,8 +14,9 @@ import subprocess
 import sys
 from typing import Any
 
-# Set on some of these machines to pin OpenBLAS to one processor's kernels (older builds failed
-# on newer processors); a user's laptop has neither, so ``--native-blas`` drops both for minigrad.
+# Set on some machines to pin OpenBLAS to older kernels (older builds failed on newer processors).
+# A current NumPy runs slower under them and a user's laptop has neither, so the benchmarks drop
+# both for minigrad's worker unless asked to keep them (``--pinned-blas``).
 BLAS_PINNING = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 

@@ -2,7 +2,7 @@
 
     python benchmarks/conv.py                      # all shapes, minigrad's default algorithm
     python benchmarks/conv.py --algorithm rot180 --rounds 5
-    python benchmarks/conv.py --native-blas        # minigrad without this machine's OpenBLAS pinning
+    python benchmarks/conv.py --pinned-blas        # keep this machine's OPENBLAS_CORETYPE for minigrad
     python benchmarks/conv.py --threads 1 --clock cpu   # CPU seconds, 1 thread: steadier on a busy machine
 
 Each library runs in its own worker process (two BLAS thread pools in one process
@@ -166,14 +166,14 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or the worker's CPU time (meaningful with --threads 1)")
     parser.add_argument("--stat", choices=("median", "min"), default="median", help="how samples combine")
-    parser.add_argument("--native-blas", action="store_true",
-                        help="run minigrad without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE pinning")
+    parser.add_argument("--pinned-blas", action="store_true",
+                        help="keep this machine's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for minigrad")
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.algorithm, args.threads, args.clock)
         return
 
-    env = blas_environment(args.threads, args.native_blas)
+    env = blas_environment(args.threads, not args.pinned_blas)
     libraries = {"minigrad": Worker("minigrad", args, env)}
     if not args.no_torch and torch_available():
         libraries["torch"] = Worker("torch", args, blas_environment(args.threads, False))

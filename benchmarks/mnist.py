@@ -7,7 +7,7 @@ arithmetic does not care). The model is built by the example's own ``make_model`
 medians are printed.
 
     python benchmarks/mnist.py [--rounds 5] [--steps 30] [--batch-size 64] [--threads 2]
-    python benchmarks/mnist.py --native-blas  # minigrad without this machine's OpenBLAS pinning
+    python benchmarks/mnist.py --pinned-blas  # keep this machine's OPENBLAS_CORETYPE for minigrad
     python benchmarks/mnist.py --profile      # where minigrad's step spends its time
 """
 
@@ -109,8 +109,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2, help="BLAS / PyTorch threads per library (2)")
     parser.add_argument("--profile", action="store_true", help="minigrad only: time spent per operation")
-    parser.add_argument("--native-blas", action="store_true",
-                        help="run minigrad without OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE pinning")
+    parser.add_argument("--pinned-blas", action="store_true",
+                        help="keep this machine's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for minigrad")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -119,7 +119,7 @@ def main() -> None:
         from _mnist_profile import profile
         profile(setup, args.steps, args.batch_size)
     else:
-        compare(args.rounds, args.steps, args.batch_size, args.threads, args.native_blas)
+        compare(args.rounds, args.steps, args.batch_size, args.threads, not args.pinned_blas)
 
 
 if __name__ == "__main__":
