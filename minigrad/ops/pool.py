@@ -136,7 +136,7 @@ def max_pool2d_backward(grad_out: Any, x: Any, kernel_size: Pair, stride: Pair, 
     :func:`max_pool2d_taps`.
     """
     xp = get_array_module(grad_out)
-    if out is not None and not _has_lowest_or_nan(out):
+    if out is not None and not _has_non_finite(out):
         return _max_pool2d_backward_from_output(grad_out, x, out, kernel_size, stride, padding, dilation)
     taps = max_pool2d_taps(x, kernel_size, stride, padding, dilation, ceil_mode)
     out_shape = taps.shape[-2:]
@@ -156,9 +156,13 @@ def _like(template: Any, values: Any) -> Any:
     return copy
 
 
-def _has_lowest_or_nan(out: Any) -> bool:
+def _has_non_finite(out: Any) -> bool:
+    """True if some window's maximum is −∞ (or the lowest integer) or NaN: then the taps are recomputed.
+
+    One pass: +∞, which would not need it, also takes the slower path.
+    """
     xp = get_array_module(out)
-    if out.dtype.kind == "f":   # one pass: +inf, which would not need it, also takes the slower path
+    if out.dtype.kind == "f":
         return not bool(xp.isfinite(out).all())
     return bool((out == _lowest(xp, out.dtype)).any())
 
