@@ -36,6 +36,16 @@ def test_the_pool_holds_a_bounded_number_of_arrays():
     assert buffers._kept[0] is arrays[2]                                    # the oldest went first
 
 
+def test_the_pool_holds_a_bounded_amount_of_memory(monkeypatch):
+    monkeypatch.setattr(buffers, "MOST_BYTES", 80 * 1024 * 1024)
+    arrays = [numpy.empty((9, 1024 * 1024), numpy.float32) for _ in range(3)]   # 36 MiB each
+    for array in arrays:
+        buffers.give_back(array)
+    assert [id(a) for a in buffers._kept] == [id(a) for a in arrays[1:]]     # 72 MiB of 80 kept
+    buffers.give_back(numpy.empty((24, 1024 * 1024), numpy.float32))         # 96 MiB: too big to keep
+    assert len(buffers._kept) == 2
+
+
 def _conv_step(seed):
     """Forward and backward of a grouped conv whose columns (288 x 32768 floats) exceed 32 MiB."""
     rng = numpy.random.default_rng(seed)

@@ -20,7 +20,8 @@ from minigrad.backend import get_array_module
 __all__ = ["take", "give_back"]
 
 SMALLEST_KEPT = 32 * 1024 * 1024   # smaller arrays are kept by malloc itself
-MOST_KEPT = 4                     # arrays held at once, the oldest dropped first
+MOST_KEPT = 4                     # arrays held at once, the oldest dropped first ...
+MOST_BYTES = 512 * 1024 * 1024    # ... and at most this much memory held in all
 
 _kept: list = []
 
@@ -35,8 +36,8 @@ def take(xp: Any, shape: tuple, dtype: Any) -> Any:
 
 def give_back(array: Any) -> None:
     """Keep ``array`` for the next :func:`take` of its shape if it is big (its contents are forfeit)."""
-    if array is None or array.nbytes < SMALLEST_KEPT or array.base is not None:
+    if array is None or not SMALLEST_KEPT <= array.nbytes <= MOST_BYTES or array.base is not None:
         return
     _kept.append(array)
-    if len(_kept) > MOST_KEPT:
+    while len(_kept) > MOST_KEPT or sum(kept.nbytes for kept in _kept) > MOST_BYTES:
         _kept.pop(0)
