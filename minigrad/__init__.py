@@ -9,7 +9,7 @@ from minigrad._version import __version__
 from minigrad import _memory
 from minigrad.tensor import Size, Tensor
 from minigrad import autograd, backend, cuda, dtypes
-from minigrad.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.backend import Device, device, set_backend
 from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
@@ -33,11 +33,11 @@ int = int32  # noqa: A001
 short = int16
 
 __all__ = ["__version__", "Tensor", "Size", "autograd", "backend", "cuda", "dtypes", "no_grad", "enable_grad",
-           "set_grad_enabled", "is_grad_enabled", "device", "Device", "set_backend", "tensor", "as_tensor",
-           "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn",
-           "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-           "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-           "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
+           "inference_mode", "set_grad_enabled", "is_grad_enabled", "device", "Device", "set_backend",
+           "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
+           "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
+           "rand_like", "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32",
+           "int64", "uint8", "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
            "set_default_dtype", "promote_types", "result_type", "Generator", "manual_seed", "seed",
            "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "return_types", "save", "load",
            "nn", "optim"]

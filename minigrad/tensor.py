@@ -10,6 +10,7 @@ backward live side by side.
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +21,15 @@ from minigrad import backend
 from minigrad import dtypes as _dtypes
 
 __all__ = ["Tensor", "Size"]
+
+_NON_LEAF_FLAG = "you can only change requires_grad flags of leaf variables."
+_USE_DETACH = (" If you want to use a computed variable in a subgraph that doesn't require differentiation "
+               "use var_no_grad = var.detach().")
+_NON_LEAF_GRAD = ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                  "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                  "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                  "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                  "instead.")
 
 
 class Size(tuple):
@@ -42,6 +52,12 @@ class _RemovableHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+    def __enter__(self) -> _RemovableHandle:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:  # ``with t.register_hook(fn): ...`` removes it after
+        self.remove()
 
 
 class Tensor:
@@ -171,22 +187,26 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if self._grad_fn is not None and not value:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
-                               "use a computed variable in a subgraph that doesn't require differentiation "
-                               "use var_no_grad = var.detach().")
+        if self._grad_fn is not None:  # even ``= True``: a computed tensor's flag follows its inputs
+            raise RuntimeError(_NON_LEAF_FLAG if value else _NON_LEAF_FLAG + _USE_DETACH)
         if value and not self.dtype.is_floating_point:
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients, "
                                f"got a tensor of dtype {self.dtype.name}")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place; on a computed tensor only ``True`` (already so) is allowed."""
+        if requires_grad and self._grad_fn is not None:
+            return self
         self.requires_grad = requires_grad
         return self
 
     @property
     def grad(self) -> Tensor | None:
-        return self._grad
+        grad = self._grad
+        if grad is None and self._grad_fn is not None and not self.retains_grad:
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return grad
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
@@ -240,6 +260,9 @@ class Tensor:
         return out
 
     def detach_(self) -> Tensor:
+        """Make this tensor a leaf that does not require grad, in place (not allowed on a view)."""
+        if self._view is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
         self._requires_grad = False
         return self

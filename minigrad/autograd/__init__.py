@@ -9,10 +9,17 @@ differences; ``detect_anomaly`` finds the operation whose backward made a NaN;
 from minigrad.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from minigrad.autograd.api import backward, grad
 from minigrad.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: I001
-from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.autograd.gradcheck import GradcheckError, gradcheck
 from minigrad.autograd.stepper import BackwardStep, BackwardStepper
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck",
            "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled", "BackwardStepper", "BackwardStep"]
+           "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled", "BackwardStepper",
+           "BackwardStep"]

@@ -91,9 +91,22 @@ def run_backward_capturing(roots: list, grads: list, retain_graph: bool, targets
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None) -> tuple:
-    """The gradients of ``outputs`` w.r.t. ``inputs``, returned (no ``.grad`` is touched)."""
+         create_graph: bool = False, allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple:
+    """The gradients of ``outputs`` w.r.t. ``inputs``, returned (no ``.grad`` is touched).
+
+    An input that ``outputs`` do not depend on is an error, unless ``allow_unused=True`` (its
+    gradient is then None) or ``materialize_grads=True`` (then zeros of its shape).
+    """
     _refuse_create_graph(create_graph)
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True (a vmap over grad_outputs) is not supported by "
+                                  "minigrad")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
     outputs = _as_list(outputs)
     targets = _as_list(inputs)
     grads = _root_gradients(outputs, _as_list(grad_outputs))
@@ -103,4 +116,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         if result is None and not allow_unused:
             raise RuntimeError(f"One of the differentiated Tensors (input {index}) appears to not have been "
                                "used in the graph. Set allow_unused=True if this is the desired behavior.")
+    if materialize_grads:
+        from minigrad.creation import zeros_like  # noqa: PLC0415
+
+        results = [zeros_like(target) if result is None else result
+                   for target, result in zip(targets, results)]
     return tuple(results)

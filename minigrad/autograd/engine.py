@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad import backend
-from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly
+from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.tensor import Tensor
 
@@ -229,7 +229,7 @@ class BackwardPass:
                         break
                     result = function(grads[index])
                     if result is not None:
-                        grads[index] = result
+                        grads[index] = checked_hook_result(function, grads[index], result)
         retained = node._retained
         if retained:
             for index, reference in retained.items():

@@ -66,7 +66,7 @@ class AccumulateGrad(Node):
         for hook in leaf._hooks or ():
             result = hook(grad)
             if result is not None:
-                grad = result
+                grad = checked_hook_result(hook, grad, result)
         if leaf._grad is None:
             # A fresh, writable array that nothing else holds (the gradient may be a
             # broadcast view, or be shared with another input's gradient).
@@ -74,6 +74,20 @@ class AccumulateGrad(Node):
         else:
             leaf._grad._array += grad._array
             leaf._grad._bump_version("AccumulateGrad")
+
+
+def checked_hook_result(hook: Any, grad: Tensor, result: Any) -> Tensor:
+    """A tensor hook's replacement gradient, which must keep the gradient's shape and dtype (as PyTorch)."""
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if result.shape != grad.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (was {list(grad.shape)}, "
+                           f"got {list(result.shape)})")
+    if result.dtype is not grad.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.dtype.name} "
+                           f"got {result.dtype.name})")
+    return result
 
 
 class FunctionCtx:

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
 
 
 class _GradMode:
@@ -73,5 +73,24 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with set_grad_enabled(mode):
+                return function(*args, **kwargs)
+        return wrapper
+
+
+class inference_mode(_GradModeContext):  # noqa: N801
+    """``no_grad`` for inference code (minigrad has no separate inference tensors).
+
+    As in PyTorch, ``inference_mode(False)`` records operations again, as ``enable_grad`` does.
+    """
+
+    def __init__(self, mode: bool = True):
+        self.mode = not mode
+
+    def __call__(self, function: Callable) -> Callable:
+        inference = not self.mode
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(inference):
                 return function(*args, **kwargs)
         return wrapper

@@ -6,7 +6,7 @@ The batch keeps the samples' structure and stacks their leaves along a new first
     [{'a': a0}, {'a': a1}]        ->  {'a': stack([a0, a1])}
 
 Tensors are stacked; NumPy arrays with one ``numpy.stack``; Python ints become an int64
-tensor, floats float64, bools bool; strings stay a list. A tuple sample gives a list of
+tensor, floats float64, bools bool; strings stay as they came. A tuple sample gives a list of
 fields, as in PyTorch.
 """
 
@@ -67,7 +67,7 @@ def default_collate(batch: Sequence) -> Any:
     if isinstance(elem, float):
         return from_numpy(numpy.array(batch, dtype=numpy.float64))
     if isinstance(elem, (str, bytes)):
-        return list(batch)
+        return batch  # as PyTorch: the strings themselves, in the sequence they came in
     if isinstance(elem, Mapping):
         collated = {key: default_collate([sample[key] for sample in batch]) for key in elem}
         try:

@@ -75,13 +75,16 @@ def _reduce(per_row: Any, reduction: str, total_weight: Any, target_shape: tuple
 
 
 def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Any:
-    """How much each row's loss contributes to the output: ∂ out / ∂ lossᵢ, shaped (M, 1) or scalar."""
+    """How much each row's loss contributes to the output: ∂ out / ∂ lossᵢ, shaped (M, 1) or scalar.
+
+    A 'mean' over no weight at all (every target ignored) is NaN; its gradient is 0, as in PyTorch.
+    """
     g = grad.array
     if reduction == "none":
         return g.reshape(-1, 1)
     if reduction == "sum":
         return g
-    return g / total_weight
+    return g / (total_weight + (total_weight == 0))  # Σ aᵢ = 0 means every aᵢ = 0: any finite scale
 
 
 class CrossEntropy(Function):
@@ -231,7 +234,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     """Cross-entropy of logits ``input`` (N, C, *) against class indices (N, *) or probabilities (N, C, *)."""
     check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"cross_entropy expects floating point logits, got {input.dtype.name}")
     if target.dtype.is_floating_point:

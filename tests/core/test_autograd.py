@@ -3,6 +3,7 @@ the version counter, in-place ops, anomaly detection and grad mode."""
 
 import inspect
 import sys
+import warnings
 
 import numpy
 import pytest
@@ -85,7 +86,8 @@ def test_non_leaf_grad_is_none_unless_retained():
     kept.retain_grad()
     assert kept.retains_grad and not hidden.retains_grad
     (hidden * kept).sum().backward()
-    assert hidden.grad is None
+    with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+        assert hidden.grad is None
     numpy.testing.assert_allclose(to_numpy(kept.grad), to_numpy(hidden.detach()))
     assert_grad(x, 2 * 3 * numpy.array([1.0, 2.0]) * 2)
 
@@ -109,6 +111,37 @@ def test_hook_on_a_non_leaf_changes_what_flows_on():
     x.grad = None
     (x * x * 4).sum().backward()
     assert_grad(x, 4 * 2 * numpy.array([1.0, 2.0]))
+
+
+def test_hook_handles_work_as_context_managers_like_torch():
+    torch = require_torch()
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with x.register_hook(lambda grad: grad * 10):
+            (x * 1).sum().backward()
+        (x * 1).sum().backward()  # the hook is gone
+        assert x.grad.tolist() == [11.0, 11.0]
+        layer, seen = lib.nn.Linear(2, 1), []
+        with layer.register_forward_hook(lambda module, args, out, seen=seen: seen.append(out.shape)):
+            layer(lib.ones(1, 2))
+        layer(lib.ones(1, 2))
+        assert len(seen) == 1
+
+
+@pytest.mark.parametrize("leaf", [True, False], ids=["leaf", "non-leaf"])
+def test_hook_may_not_change_the_gradients_shape_or_dtype_like_torch(leaf):
+    torch = require_torch()
+    for lib in (mg, torch):
+        wrong_shape = lib.ones(3)
+        cases = [(lambda grad, w=wrong_shape: w, RuntimeError, "changed the size of value"),
+                 (lambda grad: grad.double(), RuntimeError, "changed the type of value"),
+                 (lambda grad: 3, TypeError, "hook returned 'int'")]
+        for hook, error, pattern in cases:
+            x = lib.tensor([1.0, 2.0], requires_grad=True)
+            hooked = x if leaf else x * 1
+            hooked.register_hook(hook)
+            with pytest.raises(error, match=pattern):
+                (hooked * 2).sum().backward()
 
 
 def test_hooks_match_torch():
@@ -149,6 +182,18 @@ def test_autograd_grad_unused_input_raises_unless_allowed():
     gx, gu = mg.autograd.grad((x * 2).sum(), [x, unused], allow_unused=True)
     assert gu is None
     numpy.testing.assert_array_equal(to_numpy(gx), [2.0])
+
+
+def test_autograd_grad_materialize_grads_gives_zeros_for_unused_inputs_like_torch():
+    torch = require_torch()
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        unused = lib.tensor([[3.0], [4.0]], requires_grad=True)
+        gx, gu = lib.autograd.grad((x * 2).sum(), [x, unused], materialize_grads=True)
+        assert gx.tolist() == [2.0, 2.0]
+        assert gu.tolist() == [[0.0], [0.0]] and not gu.requires_grad
+        with pytest.raises(ValueError, match="allow_unused"):
+            lib.autograd.grad((x * 2).sum(), [x, unused], allow_unused=False, materialize_grads=True)
 
 
 # --- the version counter and in-place operations ----------------------------------------------
@@ -369,6 +414,48 @@ def test_leaf_and_requires_grad_flags():
     assert not (x * 2).requires_grad
 
 
+def test_requires_grad_flag_of_a_non_leaf_matches_torch():
+    """Setting the attribute on a computed tensor raises even for True; requires_grad_() is then a no-op."""
+    torch = require_torch()
+    for lib in (mg, torch):
+        y = lib.tensor([1.0, 2.0], requires_grad=True) * 2
+        assert y.requires_grad_() is y and y.requires_grad
+        with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf variables"):
+            y.requires_grad = True
+        with pytest.raises(RuntimeError, match="var.detach()"):
+            y.requires_grad_(False)
+
+
+def test_grad_of_a_non_leaf_warns_unless_retained_like_torch():
+    torch = require_torch()
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        hidden, kept, view = x * 2, x * 3, x[:1]
+        kept.retain_grad()
+        (hidden * kept).sum().backward()
+        for t in (hidden, view):
+            with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+                assert t.grad is None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert kept.grad.tolist() == [2.0, 4.0] and x.grad.tolist() == [12.0, 24.0]
+            assert lib.ones(1).grad is None  # a leaf: no warning
+
+
+def test_detach_in_place_refuses_views_like_torch():
+    torch = require_torch()
+    for lib in (mg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+            (x * 2)[:1].detach_()
+        with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+            lib.ones(3)[1:].detach_()
+        y = x * 2
+        assert y.detach_() is y and y.is_leaf and not y.requires_grad
+        d = x[:1].detach()  # shares storage but is no view: may be detached in place
+        assert d.detach_() is d
+
+
 def test_detach_shares_storage_and_leaves_the_graph():
     x = values(1.0, 2.0)
     y = x * 2
@@ -406,6 +493,22 @@ def test_no_grad_and_enable_grad_decorate_without_parentheses_like_torch():
     with mg.no_grad():
         assert tripled(x).requires_grad is True
         assert not mg.is_grad_enabled()
+
+
+def test_inference_mode_turns_recording_off_like_torch():
+    torch = require_torch()
+    for lib in (mg, torch):
+        x = lib.tensor([1.0], requires_grad=True)
+        with lib.inference_mode():
+            assert not lib.is_grad_enabled() and not (x * 2).requires_grad
+        with lib.no_grad(), lib.inference_mode(False):
+            assert lib.is_grad_enabled()  # mode=False records again
+
+        @lib.inference_mode()
+        def predict(t):
+            return t * 2
+
+        assert not predict(x).requires_grad and lib.is_grad_enabled()
 
 
 @pytest.mark.parametrize("fill", ["fill_", "zero_"])

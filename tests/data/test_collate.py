@@ -31,6 +31,7 @@ def _batches():
         "dicts": [{"image": arrays32[i], "label": i, "name": f"n{i}"} for i in range(3)],
         "namedtuples": [Point(i, 10 * i) for i in range(2)],
         "nested": [{"pair": (i, [float(i)])} for i in range(2)],
+        "strings-in-tuples": [(i, f"file{i}.png") for i in range(2)],  # the strings stay a tuple
     }
 
 

@@ -115,6 +115,29 @@ def test_all_targets_ignored_gives_nan_mean_and_zero_sum_as_torch():
     assert not host(x.grad).any()
 
 
+@pytest.mark.parametrize("loss", [
+    lambda functional, x, t, w: functional.cross_entropy(x, t),
+    lambda functional, x, t, w: functional.cross_entropy(x, t, weight=w, label_smoothing=0.2),
+    lambda functional, x, t, w: functional.nll_loss(x, t, weight=w),
+], ids=["ce", "ce-weighted-smoothed", "nll-weighted"])
+def test_all_targets_ignored_mean_has_a_zero_gradient_as_torch(loss):
+    """The mean over no targets is nan, but its backward gives zeros (not nan) in PyTorch."""
+    torch = require_torch()
+    x = rng.standard_normal((3, 4))
+    target, weight = numpy.array([-100, -100, -100]), numpy.array([1.0, 2.0, 0.5, 1.0])
+    grads = {}
+    for lib, functional in ((mg, F), (torch, torch.nn.functional)):
+        xt = lib.tensor(x, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's 0 / 0 in the forward
+            out = loss(functional, xt, lib.tensor(target), lib.tensor(weight))
+        assert numpy.isnan(out.item())
+        out.backward()
+        grads[lib] = host(xt.grad)
+    numpy.testing.assert_array_equal(grads[mg], grads[torch])
+    assert not grads[mg].any()
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_loss_modules_match_torch_and_keep_weight_as_a_buffer(reduction):
     torch = require_torch()
@@ -173,7 +196,7 @@ def test_mse_loss_warns_on_broadcasting_shapes():
      r"all 5 classes.*\[4\]"),
     (lambda: F.cross_entropy(mg.randn(3, 5), mg.tensor([1, 2, 3]), reduction="average"), ValueError,
      r"average is not a valid value for reduction"),
-    (lambda: F.cross_entropy(mg.randn(3, 5), mg.tensor([1, 2, 3]), label_smoothing=1.5), ValueError,
+    (lambda: F.cross_entropy(mg.randn(3, 5), mg.tensor([1, 2, 3]), label_smoothing=1.5), RuntimeError,
      r"label_smoothing must be between 0.0 and 1.0"),
     (lambda: F.cross_entropy(mg.randn(3, 5), mg.randn(3, 5).softmax(1), ignore_index=1), RuntimeError,
      r"ignore_index is not supported for floating point target"),
@@ -196,3 +219,5 @@ def test_loss_error_types_are_torchs():
         TF.cross_entropy(torch.randn(3, 5), torch.tensor([1, 2, 3], dtype=torch.int32))
     with pytest.raises(RuntimeError):
         TF.cross_entropy(torch.randn(2, 3, 4, 4), torch.zeros(2, 4, 5, dtype=torch.long))
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+        TF.cross_entropy(torch.randn(3, 5), torch.tensor([1, 2, 3]), label_smoothing=1.5)

@@ -126,6 +126,21 @@ def test_shared_parameters_and_modules_are_listed_once():
     assert list(model.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]  # as PyTorch
 
 
+def test_reassigning_a_parameter_or_module_keeps_its_place_in_the_order_like_torch():
+    """``b.weight = a.weight`` (weight tying) or a replaced layer must not move to the end of state_dict."""
+    torch = require_torch()
+    keys = {}
+    for lib in (mg, torch):
+        model = lib.nn.Module()
+        model.a, model.b, model.c = lib.nn.Linear(2, 2), lib.nn.Linear(2, 2), lib.nn.Linear(2, 2)
+        model.b.weight = model.a.weight
+        model.a = lib.nn.Linear(2, 2)
+        keys[lib] = (list(model.state_dict()), [n for n, _ in model.named_parameters()],
+                     [n for n, _ in model.named_children()])
+    assert keys[mg] == keys[torch]
+    assert keys[mg][0] == ["a.weight", "a.bias", "b.weight", "b.bias", "c.weight", "c.bias"]
+
+
 def test_state_dict_holds_detached_tensors_that_share_memory():
     layer = nn.Linear(3, 2)
     state = layer.state_dict()
@@ -288,6 +303,24 @@ def test_sequential_indexing_slicing_append_and_ordered_dict_names():
     assert named.fc is a and list(named.state_dict()) == ["fc.weight", "fc.bias"]
     with pytest.raises(IndexError):
         _ = seq[5]
+
+
+def test_sequential_and_module_list_concatenate_with_plus_like_torch():
+    torch = require_torch()
+    for lib in (mg, torch):
+        first, second = lib.nn.Sequential(lib.nn.ReLU()), lib.nn.Sequential(lib.nn.Tanh(), lib.nn.Sigmoid())
+        joined = first + second
+        assert isinstance(joined, lib.nn.Sequential) and len(first) == 1
+        assert [type(m).__name__ for m in joined] == ["ReLU", "Tanh", "Sigmoid"]
+        assert [n for n, _ in joined.named_children()] == ["0", "1", "2"]
+        first += second
+        assert [type(m).__name__ for m in first] == ["ReLU", "Tanh", "Sigmoid"]
+        with pytest.raises(ValueError, match="only objects of Sequential class"):
+            _ = first + [lib.nn.ReLU()]
+        layers = lib.nn.ModuleList([lib.nn.ReLU()]) + lib.nn.ModuleList([lib.nn.Tanh()])
+        layers += [lib.nn.Sigmoid()]
+        assert isinstance(layers, lib.nn.ModuleList)
+        assert [type(m).__name__ for m in layers] == ["ReLU", "Tanh", "Sigmoid"]
 
 
 def test_module_list_and_module_dict_register_their_elements():

@@ -65,6 +65,19 @@ class Sequential(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def __add__(self, other: Sequential) -> Sequential:
+        """A new Sequential running this one's modules, then ``other``'s (renumbered from 0)."""
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, "
+                             f"but {type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, "
+                             f"but {type(other)} is given.")
+        return self.extend(list(other))
+
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
@@ -112,6 +125,10 @@ class ModuleList(Module):
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        """A new ModuleList holding this one's modules, then ``other``'s."""
+        return ModuleList([*self, *other])
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)

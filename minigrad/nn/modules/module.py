@@ -46,6 +46,12 @@ class RemovableHandle:
     def remove(self) -> None:
         self._hooks.pop(self.id, None)
 
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:  # ``with module.register_forward_hook(fn): ...``
+        self.remove()
+
 
 def _typename(value: Any) -> str:
     if isinstance(value, Tensor):
@@ -165,7 +171,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_parameters")  # re-assigning keeps its place in the order
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -175,7 +181,7 @@ class Module:
         elif isinstance(value, Module):
             if d.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             d["_modules"][name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
@@ -190,12 +196,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` from every registry (before it is registered anew as another kind)."""
+    def _forget(self, name: str, keep: str = "") -> None:
+        """Remove ``name`` from every registry but ``keep`` (before it is registered anew as another kind)."""
         d = self.__dict__
         d.pop(name, None)
         for registry in ("_parameters", "_buffers", "_modules"):
-            d[registry].pop(name, None)
+            if registry != keep:
+                d[registry].pop(name, None)
         d["_non_persistent_buffers_set"].discard(name)
 
     def __getattr__(self, name: str) -> Any:
