@@ -47,6 +47,8 @@ class Device:
             if not number.isdigit():
                 raise RuntimeError(f"Invalid device string: {type!r}")
             index = int(number)
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
         self.type = name
         self.index = index
 

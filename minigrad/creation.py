@@ -7,6 +7,7 @@ gives the same numbers on every device.
 
 from __future__ import annotations
 
+from numbers import Number
 from typing import Any
 
 import numpy
@@ -60,8 +61,10 @@ def _python_dtype(data: Any) -> _dtypes.dtype:
             current = _dtypes.int64
         elif isinstance(item, float):
             current = _dtypes.get_default_dtype()
+        elif isinstance(item, str):
+            raise TypeError("new(): invalid data type 'str'")
         else:
-            raise TypeError(f"Could not infer dtype of {type(item).__name__}")
+            raise RuntimeError(f"Could not infer dtype of {type(item).__name__}")
         found = current if found is None else _dtypes.promote_types(found, current)
     return _dtypes.get_default_dtype() if found is None else found
 
@@ -72,6 +75,24 @@ def _nested_tensors_to_host(data: Any) -> Any:
     if isinstance(data, (list, tuple)):
         return [_nested_tensors_to_host(item) for item in data]
     return data
+
+
+def _ragged_error(data: Any) -> Exception:
+    """PyTorch's error for nested data that is not rectangular: the first sequence whose length differs."""
+    level, dim = [data], 0
+    while level:
+        is_sequence = [isinstance(item, (list, tuple)) or getattr(item, "ndim", 0) > 0 for item in level]
+        if not any(is_sequence):
+            break
+        if not all(is_sequence):
+            odd = level[is_sequence.index(False)]
+            return TypeError(f"expected a sequence at dim {dim} like its neighbours, but got {odd!r}")
+        expected = len(level[0])
+        for item in level:
+            if len(item) != expected:
+                return ValueError(f"expected sequence of length {expected} at dim {dim} (got {len(item)})")
+        level, dim = [child for item in level for child in item], dim + 1
+    return ValueError(f"could not build a tensor from ragged or mixed data: {data!r}")
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -95,9 +116,12 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         host = backend.to_host(data)
     else:
         inferred = _python_dtype(data)
-        host = numpy.asarray(_nested_tensors_to_host(data))
+        try:
+            host = numpy.asarray(_nested_tensors_to_host(data))
+        except ValueError:  # NumPy's "inhomogeneous shape": name the lengths, as PyTorch does
+            raise _ragged_error(data) from None
         if host.dtype == object:
-            raise ValueError(f"could not build a tensor from ragged or mixed data: {data!r}")
+            raise _ragged_error(data)
     target = inferred if dtype is None else _dtypes.as_dtype(dtype)
     return _finish(numpy.array(host, dtype=target.numpy, copy=True), device, requires_grad)
 
@@ -154,12 +178,17 @@ def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
     """A tensor of ``fill_value``; its dtype follows the value (bool, int64 or the default float)."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if not isinstance(fill_value, (Number, numpy.generic)):
+        raise TypeError(f"full(): argument 'fill_value' must be Number, not {type(fill_value).__name__}")
     return _factory(fill_value, (size,) if isinstance(size, int) else (tuple(size),), dtype, device,
                     requires_grad, default=_dtypes.result_type(fill_value))
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     return _finish(numpy.eye(n, m, dtype=target.numpy), device, requires_grad)
 
@@ -183,6 +212,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad)
 
@@ -232,11 +263,14 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
+    _size((n,))  # raises for a negative n
     target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
     return _finish(((generator or default_generator).rng.permutation(n)).astype(target.numpy), device, False)
 
 
 def _like(other: Tensor, dtype: Any, device: Any) -> tuple:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"argument 'input' (position 1) must be Tensor, not {type(other).__name__}")
     return (other.dtype if dtype is None else dtype), (other.device if device is None else device)
 
 

@@ -69,6 +69,8 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes]) -> None:
 
 def _save_to_path(obj: Any, path: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):  # else the error would name the temporary file
+        raise RuntimeError(f"Parent directory {directory} does not exist (saving to {path!r}).")
     temporary = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
     try:
         with open(temporary, "xb") as stream:  # 'x': never clobber a file of the same name

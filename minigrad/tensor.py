@@ -563,12 +563,12 @@ class Tensor:
     # --- comparisons (bool tensors, no gradient) ----------------------------------------
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if other is None:  # ``t == None`` is False, as in PyTorch
+        if other is None or isinstance(other, (list, tuple, str)):  # ``t == None`` is False, as in PyTorch
             return False
         return comparison.eq(self, other)
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
-        if other is None:
+        if other is None or isinstance(other, (list, tuple, str)):
             return True
         return comparison.ne(self, other)
 

@@ -182,7 +182,7 @@ class BackwardPass:
     def _check_gradient(node: Node, index: int, grad: Any) -> Tensor:
         """The ``index``-th input gradient of ``node`` as a Tensor of that input's shape and dtype."""
         if not isinstance(grad, Tensor):
-            raise TypeError(f"function {node.name()} returned a gradient that is not a Tensor at index "
+            raise RuntimeError(f"function {node.name()} returned a gradient that is not a Tensor at index "
                             f"{index}: {type(grad).__name__}")
         shape, dtype, _ = node._input_meta[index]
         if grad._array.shape != shape:

@@ -180,6 +180,10 @@ class Function:
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Any:
         raise NotImplementedError("a Function subclass must implement backward(ctx, *grad_outputs)")
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"a Function is not called on an instance: use {type(self).__name__}.apply(...) "
+                           f"(PyTorch's legacy non-static autograd Functions are not supported)")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` without recording inside it, then record one node for the whole call."""

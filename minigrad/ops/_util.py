@@ -13,12 +13,17 @@ from minigrad.tensor import Tensor, _normalize_dim
 
 
 def as_operand(value: Any, like: Tensor) -> Any:
-    """A Tensor or Python number for an elementwise op (arrays and lists: Tensors on ``like``'s device)."""
+    """A Tensor or Python number for an elementwise op (arrays: Tensors on ``like``'s device).
+
+    Lists, None and other objects raise TypeError, as in PyTorch (``t + [1, 2]``)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, Number):
         # NumPy scalars become Python numbers, which never change a tensor's dtype.
         return value.item() if hasattr(value, "item") else value
+    if not hasattr(value, "__array__") and backend.device_of(value).type != "cuda":
+        raise TypeError(f"unsupported operand type(s) for a Tensor operation: 'Tensor' and "
+                        f"'{type(value).__name__}'")
     from minigrad.creation import tensor  # noqa: PLC0415 (creation imports the ops)
 
     return tensor(value, device=like.device)
@@ -104,7 +109,11 @@ def _compose(first: Callable, then: Callable) -> Callable:
 
 def check_broadcast(*operands: Any) -> None:
     """Raise PyTorch's RuntimeError if the Tensor operands' shapes do not broadcast together."""
-    shapes = [tuple(o.shape) for o in operands if isinstance(o, Tensor)]
+    check_broadcast_shapes(*(tuple(o.shape) for o in operands if isinstance(o, Tensor)))
+
+
+def check_broadcast_shapes(*shapes: tuple) -> None:
+    """Raise PyTorch's RuntimeError, naming sizes and shapes, if ``shapes`` do not broadcast together."""
     if not shapes:
         return
     result = shapes[0]

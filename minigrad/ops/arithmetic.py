@@ -162,6 +162,14 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
     return apply_broadcasting(Div, a, b)
 
 
+def _integer_power(xp: Any, base: Any, exponent: Any) -> Any:
+    """Integer ``base ** exponent`` with negative exponents, as PyTorch: the exact 1/base**k truncated
+    towards zero, so 1 and -1 keep a magnitude of 1 and every other base gives 0."""
+    magnitude = xp.asarray(base) ** xp.abs(exponent)  # (-1) ** -k == (-1) ** k
+    vanishes = (xp.asarray(exponent) < 0) & (xp.abs(base) != 1)
+    return xp.where(vanishes, xp.zeros_like(magnitude), magnitude)
+
+
 class Pow(Function):
     """z = a ** b;   dz/da = b · a^(b-1),  dz/db = z · ln(a)."""
 
@@ -170,7 +178,10 @@ class Pow(Function):
         x, y = _promoted(ctx, a, b)
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = wrap(x ** y)
+        try:
+            out = wrap(x ** y)
+        except ValueError:  # NumPy refuses an integer array of exponents with negatives; PyTorch does not
+            out = wrap(_integer_power(xp_of(first_tensor(a, b)), x, y))
         _save_operands(ctx, a, b)
         ctx.output = out.array  # y itself, for dy/db = y · ln(a)
         return out

@@ -79,10 +79,12 @@ def equal(a: Tensor, b: Tensor) -> bool:
 
 
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+    check_broadcast(a, b)
     return bool(xp_of(a).allclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> Tensor:
+    check_broadcast(a, b)
     return wrap(xp_of(a).isclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

@@ -66,6 +66,8 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
             if not -size <= part < size:
                 raise IndexError(f"index {part} is out of bounds for dimension {dim} with size {size}")
             dim += 1
+        elif isinstance(part, str):
+            raise TypeError(f"a tensor cannot be indexed by a string ({part!r})")
         else:
             raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean tensors are "
                              f"valid indices (got {type(part).__name__})")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.function import Function
-from minigrad.ops._util import as_operand, first_tensor, wrap, xp_of
+from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, wrap, xp_of
 from minigrad.tensor import Tensor
 
 
@@ -68,9 +68,15 @@ class MatMul(Function):
 def matmul(a: Any, b: Any) -> Tensor:
     like = first_tensor(a, b)
     a, b = as_operand(a, like), as_operand(b, like)
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(f"unsupported operand type(s) for @: '{type(a).__name__}' and '{type(b).__name__}'")
     _check_same_dtype(a, b, "matmul")
     _check_shapes(a, b)
-    return MatMul.apply(a, b)
+    try:
+        return MatMul.apply(a, b)
+    except ValueError:  # the batch dimensions do not broadcast: say so as PyTorch does
+        check_broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+        raise
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:

@@ -236,7 +236,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"cross_entropy expects floating point logits, got {input.dtype.name}")
+        raise NotImplementedError(f"cross_entropy expects floating point logits, got {input.dtype.name}")
     if target.dtype.is_floating_point:
         if target.shape != input.shape:
             raise RuntimeError(f"cross_entropy: a floating point target holds class probabilities and must "
@@ -256,7 +256,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     """Negative log-likelihood of log-probabilities ``input`` (N, C, *) at class indices ``target`` (N, *)."""
     check_reduction(reduction)
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"nll_loss expects floating point log-probabilities, got {input.dtype.name}")
+        raise NotImplementedError(f"nll_loss expects floating point log-probabilities, "
+                                  f"got {input.dtype.name}")
     check_class_target(input, target, weight, ignore_index)
     return NLL.apply(input, target, weight, ignore_index, reduction)
 
@@ -264,6 +265,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (composed of ops)."""
     check_reduction(reduction)
+    if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
+        raise NotImplementedError(f"mse_loss is not implemented for integer tensors (got {input.dtype.name} "
+                                  f"and {target.dtype.name})")
     if input.shape != target.shape:
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "

@@ -203,8 +203,21 @@ def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return Amax.apply(a, axes, keepdim, "amin")
 
 
+def _check_reducible(a: Tensor, dim: Any, name: str) -> None:
+    """An arg-reduction of an empty tensor raises PyTorch's IndexError unless ``dim`` has a size."""
+    if dim is None:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0 "
+                         f"(input of shape {list(a.shape)}).")
+    axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
+    if a.ndim == 0 or a.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size "
+                         f"(input of shape {list(a.shape)}).")
+
+
 def _arg_extreme(a: Tensor, dim: Any, keepdim: bool, name: str) -> Tensor:
     array = a.array
+    if array.size == 0:
+        _check_reducible(a, dim, name)
     if dim is None:
         out = getattr(array.reshape(-1), name)()
         if keepdim:

@@ -148,6 +148,9 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
             if current is None:
                 raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension {i}")
             size = current
+        elif size < 0:
+            raise RuntimeError(f"expand: invalid size {size} at dimension {i}: sizes must be non-negative "
+                               f"(or -1 to keep a size).  Target sizes: {list(sizes)}")
         elif current is not None and current != 1 and current != size:
             raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size "
                                f"({current}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
@@ -179,8 +182,14 @@ class Cat(Function):
         return (None, *grads)
 
 
+def _tensor_list(tensors: Any, name: str) -> list:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not Tensor")
+    return list(tensors)
+
+
 def cat(tensors: Any, dim: int = 0) -> Tensor:
-    tensors = [t for t in tensors]
+    tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     # PyTorch skips 1-D empty tensors in cat (legacy behaviour)
@@ -188,6 +197,8 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     reference = tensors[0]
     axis = _normalize_dim(dim, reference.ndim)
     for number, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {number}) cannot be concatenated")
         if t.ndim != reference.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {reference.ndim} "
                                f"and {t.ndim}")
@@ -200,7 +211,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim``."""
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     for number, t in enumerate(tensors):

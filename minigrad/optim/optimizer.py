@@ -148,6 +148,14 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    def _check_state_shapes(self, param: Tensor) -> None:
+        """Raise PyTorch's RuntimeError if a (loaded) state tensor does not have ``param``'s shape: called
+        when an update failed, so that the error names both shapes rather than the array library's."""
+        for key, value in self.state.get(param, {}).items():
+            if isinstance(value, Tensor) and key != "step" and value.shape != param.shape:
+                raise RuntimeError(f"optimizer state '{key}' of shape {list(value.shape)} does not match its "
+                                   f"parameter of shape {list(param.shape)} (a state dict of another model?)")
+
     @staticmethod
     def _mark_updated(param: Tensor) -> None:
         """The step changed ``param`` in place: a backward that saved it must now refuse to run."""

@@ -70,7 +70,52 @@ MISUSE = {
     "rand_int": (lambda m: m.rand(2, dtype=m.int64), ["int64"]),
     "device_string": (lambda m: m.device("cpu:x"), ["cpu:x"]),
     "generator_seed_str": (lambda m: m.Generator().manual_seed("1"), ["str"]),
+    "matmul_batch_broadcast": (lambda m: m.ones(2, 3, 4) @ m.ones(3, 4, 5), ["(2)", "(3)"]),
+    "matmul_batch_broadcast_4d": (lambda m: m.ones(4, 2, 3, 4) @ m.ones(3, 4, 5), ["(2)", "(3)"]),
+    "matmul_number": (lambda m: m.ones(2) @ 2, ["int"]),
+    "add_list": (lambda m: m.ones(2) + [1, 2], ["list"]),
+    "mul_none": (lambda m: m.ones(2) * None, ["NoneType"]),
+    "where_list": (lambda m: m.where(m.ones(2) > 0, m.ones(2), [1.0, 2.0]), ["list"]),
+    "expand_negative": (lambda m: m.ones(1, 3).expand(-2, 3), ["-2"]),
+    "cat_zero_dim": (lambda m: m.cat([m.tensor(1.0), m.tensor(2.0)]), ["position 0"]),
+    "cat_of_a_tensor": (lambda m: m.cat(m.ones(2, 2)), ["Tensor"]),
+    "stack_of_a_tensor": (lambda m: m.stack(m.ones(2, 2)), ["Tensor"]),
+    "index_by_string": (lambda m: m.ones(3)["a"], ["'a'"]),
+    "tensor_ragged": (lambda m: m.tensor([[1, 2], [3]]), ["length 2 at dim 1 (got 1)"]),
+    "tensor_ragged_deep": (lambda m: m.tensor([[[1], [2]], [[1], [2, 3]]]), ["length 1 at dim 2 (got 2)"]),
+    "tensor_ragged_tuple": (lambda m: m.tensor([[1.0, 2.0], (3.0, 4.0, 5.0)]), ["length 2 at dim 1 (got 3)"]),
+    "tensor_of_none": (lambda m: m.tensor([1.0, None]), ["NoneType"]),
+    "tensor_of_str": (lambda m: m.tensor([1, "a"]), ["str"]),
+    "randperm_negative": (lambda m: m.randperm(-3), ["-3"]),
+    "linspace_negative_steps": (lambda m: m.linspace(0, 1, -2), ["-2"]),
+    "eye_negative": (lambda m: m.eye(-1), ["-1"]),
+    "eye_negative_columns": (lambda m: m.eye(2, -4), ["-4"]),
+    "device_negative_index": (lambda m: m.device("cpu", -1), ["-1"]),
+    "full_of_a_list": (lambda m: m.full((2,), [1.0]), ["list"]),
+    "zeros_like_a_list": (lambda m: m.zeros_like([1.0, 2.0]), ["list"]),
+    "argmax_empty": (lambda m: m.ones(0).argmax(), ["numel() == 0", "[0]"]),
+    "argmin_empty_dim": (lambda m: m.ones(0, 3).argmin(0), ["dim 0", "[0, 3]"]),
+    "allclose_broadcast": (lambda m: m.allclose(m.ones(3), m.ones(2)), ["(3)", "(2)"]),
+    "isclose_broadcast": (lambda m: m.isclose(m.ones(2, 3), m.ones(4)), ["(3)", "(4)"]),
+    "function_called_on_an_instance": (lambda m: _double(m)()(m.ones(2)), ["Double.apply"]),
+    "function_gradient_not_a_tensor": (lambda m: _double(m, grad=5).apply(m.ones(2, requires_grad=True))
+                                       .sum().backward(), ["int", "index 0"]),
 }
+
+
+def _double(m, grad=None):
+    """A custom Function y = 2x whose backward returns ``grad`` when given (a misuse), else 2 dy."""
+
+    class Double(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, dy):
+            return dy * 2 if grad is None else grad
+
+    return Double
 
 
 @pytest.mark.parametrize("name", MISUSE)
@@ -141,3 +186,19 @@ def test_out_of_range_index_raises_on_every_device_even_where_the_array_would_wr
         with pytest.raises(IndexError):
             t[key]
     numpy.testing.assert_array_equal(t[[1, -2]].tolist(), [[3, 4, 5], [0, 1, 2]])
+
+
+def test_integer_tensors_to_negative_integer_tensor_powers_truncate_as_in_pytorch():
+    """1/b**k truncated towards zero: only 1 and -1 keep a magnitude of 1 (a number exponent raises)."""
+    base = mg.tensor([0, 1, -1, 2, -2, 3, -1, 5])
+    exponent = mg.tensor([-1, -1, -1, -1, -1, -2, -2, 0])
+    assert (base ** exponent).tolist() == [0, 1, -1, 0, 0, 0, 1, 1]
+    assert (base ** exponent).dtype is mg.int64
+    assert (2 ** mg.tensor([-1, -2, 1])).tolist() == [0, 0, 2]
+    assert mg.tensor([1, -1, 4]).pow(mg.tensor(-3)).tolist() == [1, -1, 0]
+
+
+def test_a_tensor_never_equals_a_list_or_string_as_in_pytorch():
+    t = mg.tensor([1, 2])
+    assert (t == [1, 2]) is False and (t != [1, 2]) is True
+    assert (t == "a") is False and (t != (1, 2)) is True

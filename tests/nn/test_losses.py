@@ -201,6 +201,10 @@ def test_mse_loss_warns_on_broadcasting_shapes():
     (lambda: F.cross_entropy(mg.randn(3, 5), mg.randn(3, 5).softmax(1), ignore_index=1), RuntimeError,
      r"ignore_index is not supported for floating point target"),
     (lambda: nn.NLLLoss(reduction="mea"), ValueError, r"mea is not a valid value"),
+    (lambda: F.cross_entropy(mg.ones(2, 3, dtype=mg.int64), mg.tensor([0, 1])), NotImplementedError, "int64"),
+    (lambda: F.nll_loss(mg.ones(2, 3, dtype=mg.int64), mg.tensor([0, 1])), NotImplementedError, "int64"),
+    (lambda: F.mse_loss(mg.ones(3, dtype=mg.int64), mg.zeros(3, dtype=mg.int64)), NotImplementedError,
+     "int64 and int64"),
 ])
 def test_loss_errors(call, error, pattern):
     with pytest.raises(error, match=pattern):
@@ -221,3 +225,9 @@ def test_loss_error_types_are_torchs():
         TF.cross_entropy(torch.randn(2, 3, 4, 4), torch.zeros(2, 4, 5, dtype=torch.long))
     with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
         TF.cross_entropy(torch.randn(3, 5), torch.tensor([1, 2, 3]), label_smoothing=1.5)
+    with pytest.raises(NotImplementedError):
+        TF.cross_entropy(torch.ones(2, 3, dtype=torch.int64), torch.tensor([0, 1]))
+    with pytest.raises(NotImplementedError):
+        TF.nll_loss(torch.ones(2, 3, dtype=torch.int64), torch.tensor([0, 1]))
+    with pytest.raises(NotImplementedError):
+        TF.mse_loss(torch.ones(3, dtype=torch.int64), torch.zeros(3, dtype=torch.int64))

@@ -85,6 +85,24 @@ def test_bad_parameters_raise_like_torch(case):
         assert str(ours) == str(theirs)
 
 
+@pytest.mark.parametrize("name, options", [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 0.01})])
+@pytest.mark.parametrize("saved_shape", [(3,), (1,), (2, 2)])
+def test_a_loaded_state_of_another_shape_fails_the_step_like_torch(name, options, saved_shape):
+    def attempt(lib):
+        (p,) = make_params(lib, [numpy.ones(2)])
+        (q,) = make_params(lib, [numpy.ones(saved_shape)])
+        ours, other = getattr(lib.optim, name)([p], **options), getattr(lib.optim, name)([q], **options)
+        set_grads(lib, [q], [numpy.ones(saved_shape)])
+        other.step()
+        ours.load_state_dict(other.state_dict())
+        set_grads(lib, [p], [numpy.ones(2)])
+        ours.step()
+
+    ours, theirs = error_of(lambda: attempt(mg)), error_of(lambda: attempt(torch))
+    assert type(ours) is type(theirs) is RuntimeError
+    assert f"shape {list(saved_shape)}" in str(ours) and "shape [2]" in str(ours)
+
+
 def test_duplicate_parameter_in_a_group_warns():
     (p,) = make_params(mg, [numpy.ones(2)])
     with pytest.warns(UserWarning, match="duplicate parameters"):

@@ -131,6 +131,13 @@ def test_files_that_are_not_archives_are_refused(tmp_path):
         mg.load(tmp_path / "missing.mg")
 
 
+def test_saving_into_a_missing_folder_names_the_folder_as_torch(tmp_path):
+    """PyTorch raises RuntimeError("Parent directory ... does not exist."); no temporary file is named."""
+    with pytest.raises(RuntimeError, match=r"Parent directory .*no_such_folder does not exist") as error:
+        mg.save({"a": mg.ones(2)}, tmp_path / "no_such_folder" / "x.mg")
+    assert ".tmp" not in str(error.value)
+
+
 # --- loading runs no code ---------------------------------------------------------------------
 
 
