@@ -64,15 +64,10 @@ class Adam(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     _init_state(state, p, group["amsgrad"])
-                try:
-                    _adam_update(p.array, p.grad.array, state, lr=float(group["lr"]), betas=group["betas"],
-                                 eps=group["eps"], weight_decay=group["weight_decay"],
-                                 amsgrad=group["amsgrad"], maximize=group["maximize"],
-                                 decoupled=group["decoupled_weight_decay"])
-                except ValueError:
-                    self._check_state_shapes(p)
-                    raise
-                self._mark_updated(p)
+                self._update(p, _adam_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+                             betas=group["betas"], eps=group["eps"], weight_decay=group["weight_decay"],
+                             amsgrad=group["amsgrad"], maximize=group["maximize"],
+                             decoupled=group["decoupled_weight_decay"])
         return loss
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:

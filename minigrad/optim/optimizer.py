@@ -148,18 +148,25 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    def _update(self, param: Tensor, update: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+        """Run ``update(*args, **kwargs)``, which changes ``param``'s array in place, and mark the change.
+
+        A backward that saved ``param`` must now refuse to run (its version counter moves on). If the
+        update fails on shapes, the error names the (loaded) state's shape and the parameter's.
+        """
+        try:
+            update(*args, **kwargs)
+        except ValueError:
+            self._check_state_shapes(param)
+            raise
+        param._bump_version("optimizer.step")
+
     def _check_state_shapes(self, param: Tensor) -> None:
-        """Raise PyTorch's RuntimeError if a (loaded) state tensor does not have ``param``'s shape: called
-        when an update failed, so that the error names both shapes rather than the array library's."""
+        """Raise PyTorch's RuntimeError if a (loaded) state tensor does not have ``param``'s shape."""
         for key, value in self.state.get(param, {}).items():
             if isinstance(value, Tensor) and key != "step" and value.shape != param.shape:
                 raise RuntimeError(f"optimizer state '{key}' of shape {list(value.shape)} does not match its "
                                    f"parameter of shape {list(param.shape)} (a state dict of another model?)")
-
-    @staticmethod
-    def _mark_updated(param: Tensor) -> None:
-        """The step changed ``param`` in place: a backward that saved it must now refuse to run."""
-        param._bump_version("optimizer.step")
 
     # --- saving and restoring --------------------------------------------------------------
 

@@ -54,15 +54,10 @@ class SGD(Optimizer):
                     continue
                 # Only optimizers with momentum keep per-parameter state (as in PyTorch).
                 state = self.state[p] if group["momentum"] != 0 else None
-                try:
-                    _sgd_update(p.array, p.grad.array, state, lr=float(group["lr"]),
-                                momentum=group["momentum"], dampening=group["dampening"],
-                                weight_decay=group["weight_decay"], nesterov=group["nesterov"],
-                                maximize=group["maximize"])
-                except ValueError:
-                    self._check_state_shapes(p)
-                    raise
-                self._mark_updated(p)
+                self._update(p, _sgd_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+                             momentum=group["momentum"], dampening=group["dampening"],
+                             weight_decay=group["weight_decay"], nesterov=group["nesterov"],
+                             maximize=group["maximize"])
         return loss
 
 
