@@ -6,10 +6,21 @@ from collections.abc import Callable
 from numbers import Number
 from typing import Any
 
+import numpy
+
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.tensor import Tensor, _normalize_dim
+
+
+def ieee_results() -> Any:
+    """A ``with`` block whose inf and nan results come without NumPy's RuntimeWarnings, as PyTorch's do.
+
+    (``log(0) = -inf``, ``1/0 = inf``, ``sqrt(-1) = nan``. It sets NumPy's warning state only;
+    CuPy never warns.)
+    """
+    return numpy.errstate(divide="ignore", invalid="ignore", over="ignore")
 
 
 def as_operand(value: Any, like: Tensor) -> Any:

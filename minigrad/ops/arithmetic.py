@@ -17,6 +17,7 @@ from minigrad.ops._util import (
     as_operand,
     check_broadcast,
     first_tensor,
+    ieee_results,
     wrap,
     xp_of,
 )
@@ -139,13 +140,15 @@ class Div(Function):
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b, floating=True)
         _save_operands(ctx, a, b)
-        return wrap(x / y)
+        with ieee_results():
+            return wrap(x / y)
 
     @staticmethod
     def backward(ctx, grad):
         a_value, b_value = _saved_operands(ctx)
-        grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
-        grad_b = wrap(-grad.array * a_value / (b_value * b_value)) if ctx.needs_input_grad[1] else None
+        with ieee_results():
+            grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
+            grad_b = wrap(-grad.array * a_value / (b_value * b_value)) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -179,7 +182,8 @@ class Pow(Function):
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         try:
-            out = wrap(x ** y)
+            with ieee_results():
+                out = wrap(x ** y)
         except ValueError:  # NumPy refuses an integer array of exponents with negatives; PyTorch does not
             out = wrap(_integer_power(xp_of(first_tensor(a, b)), x, y))
         _save_operands(ctx, a, b)
@@ -194,7 +198,8 @@ class Pow(Function):
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             # b · a^(b-1), written so that b == 0 gives 0 even where a == 0 (as PyTorch)
-            grad_a = wrap(xp.where(b_value == 0, 0.0, grad.array * b_value * a_value ** (b_value - 1)))
+            with ieee_results():
+                grad_a = wrap(xp.where(b_value == 0, 0.0, grad.array * b_value * a_value ** (b_value - 1)))
         if ctx.needs_input_grad[1]:
             # z · ln(a), taking ln(0) as 0 so that 0 ** b has gradient 0 in b (as PyTorch)
             if isinstance(a_value, (int, float)):

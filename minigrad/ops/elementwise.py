@@ -8,7 +8,15 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import apply_broadcasting, array_of, as_operand, first_tensor, wrap, xp_of
+from minigrad.ops._util import (
+    apply_broadcasting,
+    array_of,
+    as_operand,
+    first_tensor,
+    ieee_results,
+    wrap,
+    xp_of,
+)
 from minigrad.tensor import Tensor
 
 
@@ -25,7 +33,8 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = wrap(xp_of(a).exp(_floating(a)))
+        with ieee_results():
+            out = wrap(xp_of(a).exp(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -41,12 +50,14 @@ class Log(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(xp_of(a).log(_floating(a)))
+        with ieee_results():
+            return wrap(xp_of(a).log(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array / a.array)
+        with ieee_results():
+            return wrap(grad.array / a.array)
 
 
 class Sqrt(Function):
@@ -54,14 +65,16 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = wrap(xp_of(a).sqrt(_floating(a)))
+        with ieee_results():
+            out = wrap(xp_of(a).sqrt(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return wrap(grad.array / (2 * out.array))
+        with ieee_results():
+            return wrap(grad.array / (2 * out.array))
 
 
 class Sin(Function):

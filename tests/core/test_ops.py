@@ -1,6 +1,8 @@
 """Every differentiable op of SPEC's Math list, one row each, checked by ``helpers.check_op``:
 forward and gradients against PyTorch (float64 and float32), and gradcheck in float64."""
 
+import warnings
+
 import numpy
 import pytest
 from _torch import require_torch
@@ -316,3 +318,31 @@ def test_in_place_division_takes_a_rounding_mode():
     t = mg.tensor([7, -7])
     assert t.div_(2, rounding_mode="floor") is t
     assert t.tolist() == [3, -4]
+
+
+IEEE_EDGES = {
+    "log": lambda x: x.log(),
+    "sqrt": lambda x: x.sqrt(),
+    "reciprocal": lambda x: 1 / x,
+    "divide_by_zero": lambda x: x / 0,
+    "negative_power": lambda x: x ** -1,
+    "exp_overflow": lambda x: (x * 1000).exp(),
+}
+
+
+@pytest.mark.parametrize("name", IEEE_EDGES)
+def test_inf_and_nan_results_match_torch_without_warnings(name):
+    """log(0), 1/0, sqrt(-1), exp(1000): PyTorch's inf/nan values and gradients, and no NumPy warning."""
+    torch = require_torch()
+    op = IEEE_EDGES[name]
+    results = []
+    for lib in (mg, torch):
+        x = lib.tensor([0.0, 1.0, -1.0], requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y = op(x)
+            y.sum().backward()
+        results.append([to_numpy(y.detach()) if lib is mg else y.detach().numpy(),
+                        to_numpy(x.grad) if lib is mg else x.grad.numpy()])
+    for ours, theirs in zip(*results):
+        numpy.testing.assert_array_equal(ours, theirs)
