@@ -35,10 +35,14 @@ class _GradModeContext:
     def __exit__(self, *exc_info: Any) -> None:
         _GradMode.enabled = self._previous
 
+    def _fresh(self) -> _GradModeContext:
+        """A new context with the same setting: each call of a decorated function enters its own."""
+        return self.__class__()
+
     def __call__(self, function: Callable) -> Callable:
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.__class__():
+            with self._fresh():
                 return function(*args, **kwargs)
         return wrapper
 
@@ -66,15 +70,12 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     def __enter__(self) -> None:
         pass
 
-    def __call__(self, function: Callable) -> Callable:
-        _GradMode.enabled = self._previous
-        mode = self.mode
+    def _fresh(self) -> set_grad_enabled:
+        return set_grad_enabled(self.mode)
 
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with set_grad_enabled(mode):
-                return function(*args, **kwargs)
-        return wrapper
+    def __call__(self, function: Callable) -> Callable:
+        _GradMode.enabled = self._previous  # as a decorator it changes nothing until the call
+        return super().__call__(function)
 
 
 class inference_mode(_GradModeContext):  # noqa: N801
@@ -86,11 +87,5 @@ class inference_mode(_GradModeContext):  # noqa: N801
     def __init__(self, mode: bool = True):
         self.mode = not mode
 
-    def __call__(self, function: Callable) -> Callable:
-        inference = not self.mode
-
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with inference_mode(inference):
-                return function(*args, **kwargs)
-        return wrapper
+    def _fresh(self) -> inference_mode:
+        return inference_mode(not self.mode)

@@ -510,6 +510,17 @@ def test_inference_mode_turns_recording_off_like_torch():
 
         assert not predict(x).requires_grad and lib.is_grad_enabled()
 
+        @lib.inference_mode
+        def bare(t):
+            return t * 2
+
+        @lib.inference_mode(False)
+        def recording(t):
+            return t * 2
+
+        with lib.no_grad():
+            assert not bare(x).requires_grad and recording(x).requires_grad
+
 
 @pytest.mark.parametrize("fill", ["fill_", "zero_"])
 def test_filling_a_non_leaf_keeps_it_in_the_graph_with_a_zero_gradient_like_torch(fill):

@@ -67,16 +67,10 @@ class Sequential(Module):
 
     def __add__(self, other: Sequential) -> Sequential:
         """A new Sequential running this one's modules, then ``other``'s (renumbered from 0)."""
-        if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, "
-                             f"but {type(other)} is given.")
-        return Sequential(*self, *other)
+        return Sequential(*self, *_only_sequential(other))
 
     def __iadd__(self, other: Sequential) -> Sequential:
-        if not isinstance(other, Sequential):
-            raise ValueError(f"add operator supports only objects of Sequential class, "
-                             f"but {type(other)} is given.")
-        return self.extend(list(other))
+        return self.extend(list(_only_sequential(other)))
 
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
@@ -214,3 +208,11 @@ class ModuleDict(Module):
         pairs = modules.items() if isinstance(modules, Mapping) else modules
         for key, module in pairs:
             self[key] = module
+
+
+def _only_sequential(other: Any) -> Sequential:
+    """``other`` if it is a Sequential; PyTorch's ValueError for ``Sequential + anything else``."""
+    if not isinstance(other, Sequential):
+        raise ValueError(f"add operator supports only objects of Sequential class, "
+                         f"but {type(other)} is given.")
+    return other
