@@ -89,6 +89,32 @@ def test_max_pool_nan_and_all_minus_infinity_windows_as_torch():
     numpy.testing.assert_array_equal(xs.grad.array, xt.grad.numpy())
 
 
+@pytest.mark.parametrize("kernel, stride", [(2, 2), (3, 1)])
+def test_max_pool_plus_infinity_ties_as_torch(kernel, stride):
+    """+inf maxima (and ties between them) take the recomputing path: same routing as PyTorch."""
+    x = numpy.zeros((1, 2, 4, 4))
+    x[0, 0, 0, 1] = x[0, 0, 1, 0] = numpy.inf
+    x[0, 1, 2, 2] = numpy.inf
+    xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
+    F.max_pool2d(xt, kernel, stride).sum().backward()
+    max_pool2d(xs, kernel, stride).sum().backward()
+    numpy.testing.assert_array_equal(xs.grad.array, xt.grad.numpy())
+
+
+@pytest.mark.parametrize("layout", ["chwn", "cnhw"])
+def test_max_pool_of_a_conv_output_layout_as_torch(layout):
+    """Conv outputs are NCHW views of (C, H, W, N) memory: pooling them routes δ as for NCHW input."""
+    x = _tied((4, 3, 6, 6), seed=1)
+    axes = (1, 2, 3, 0) if layout == "chwn" else (1, 0, 2, 3)
+    laid_out = numpy.ascontiguousarray(x.transpose(axes)).transpose(numpy.argsort(axes))
+    xs = mg.from_numpy(laid_out).requires_grad_()
+    xt = torch.tensor(x, requires_grad=True)
+    delta = numpy.random.default_rng(2).standard_normal((4, 3, 3, 3))
+    max_pool2d(xs, 2).backward(mg.tensor(delta))
+    F.max_pool2d(xt, 2).backward(torch.tensor(delta))
+    numpy.testing.assert_array_equal(xs.grad.array, xt.grad.numpy())
+
+
 def test_gradcheck_of_both_pools():
     x = _leaf(numpy.random.default_rng(2).permutation(2 * 2 * 7 * 6).reshape(2, 2, 7, 6) / 10.0)  # distinct
     assert gradcheck(lambda a: max_pool2d(a, (3, 2), (2, 1), 1, (1, 2), ceil_mode=True), (x,))
