@@ -85,5 +85,7 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     xp = get_array_module(grad_out)
     cols = im2col(x, tuple(weight_shape[2:]), stride, padding, dilation) if cache is None else cache
     cols_g = cols.reshape(groups, -1, cols.shape[1])
-    grad_w = xp.matmul(_grouped_grad(grad_out, groups), cols_g.transpose(0, 2, 1))  # (G, C_out/G, K)
-    return grad_w.reshape(tuple(weight_shape))
+    # Computed as (cols_g · δ_gᵀ)ᵀ, the same numbers: with the long L·N axis summed over, OpenBLAS
+    # runs this orientation up to 2x faster (measured in benchmarks/conv.py); the transpose is tiny.
+    grad_w_t = xp.matmul(cols_g, _grouped_grad(grad_out, groups).transpose(0, 2, 1))  # (G, K, C_out/G)
+    return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))
