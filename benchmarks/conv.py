@@ -76,10 +76,10 @@ def _torch_runner(shape: tuple, threads: int):
 
 
 def _minigrad_runner(shape: tuple, algorithm: str):
-    import numpy
-
-    import minigrad as mg
+    import minigrad as mg  # noqa: I001  (before NumPy, as in a user's script: see minigrad/_blas.py)
     from minigrad.ops.conv import conv2d
+
+    import numpy
 
     n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
     rng = numpy.random.default_rng(0)
@@ -133,6 +133,11 @@ def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
 
 # --- the driver ------------------------------------------------------------------------------------------
 
+# Between one library's turn and the other's: BLAS and OpenMP threads keep spinning for a while
+# after their last call (OpenBLAS up to 0.1 s by default), and must not eat into the next turn.
+SETTLE_SECONDS = 0.15
+
+
 class Worker:
     def __init__(self, library: str, args: argparse.Namespace, env: dict):
         command = [sys.executable, __file__, "--worker", library, "--algorithm", args.algorithm,
@@ -185,6 +190,7 @@ def main() -> None:
             for mode in MODES:
                 for lib, work in libraries.items():
                     samples[(lib, i, mode)] += work.time(i, mode, args.number)
+                    time.sleep(SETTLE_SECONDS)
     for work in libraries.values():
         work.close()
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad import parallel
 from minigrad.backend import get_array_module
 from minigrad.ops.conv import buffers
 from minigrad.ops.conv.geometry import Pair, output_shape, window
@@ -75,10 +76,14 @@ def im2col(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pai
         source = batch_last(x)
     cols = buffers.take(xp, (c * kh * kw, h_out * w_out * n), x.dtype)   # every entry is written below
     taps = cols.reshape(c, kh, kw, h_out, w_out, n)
-    for i in range(kh):
-        rows = window(i * dilation[0], h_out, stride[0])
-        for j in range(kw):
-            taps[:, i, j] = source[:, rows, window(j * dilation[1], w_out, stride[1])]
+
+    def copy_taps(channels: slice) -> None:
+        for i in range(kh):
+            rows = window(i * dilation[0], h_out, stride[0])
+            for j in range(kw):
+                taps[channels, i, j] = source[channels, rows, window(j * dilation[1], w_out, stride[1])]
+
+    parallel.split(copy_taps, c, cols)   # channel blocks on all cores (see minigrad/parallel.py)
     return cols
 
 
@@ -94,9 +99,14 @@ def col2im(cols: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, paddi
     h_out, w_out = output_shape(input_shape, kernel_size, stride, padding, dilation)
     cols = cols.reshape(c, kh, kw, h_out, w_out, n)
     ph, pw = padding
-    image = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=cols.dtype)
-    for i in range(kh):
-        rows = window(i * dilation[0], h_out, stride[0])
-        for j in range(kw):
-            image[:, rows, window(j * dilation[1], w_out, stride[1])] += cols[:, i, j]
+    image = xp.empty((c, height + 2 * ph, width + 2 * pw, n), dtype=cols.dtype)
+
+    def add_taps(channels: slice) -> None:
+        image[channels] = 0
+        for i in range(kh):
+            rows = window(i * dilation[0], h_out, stride[0])
+            for j in range(kw):
+                image[channels, rows, window(j * dilation[1], w_out, stride[1])] += cols[channels, i, j]
+
+    parallel.split(add_taps, c, cols)    # channel blocks on all cores
     return image[:, ph:ph + height, pw:pw + width].transpose(3, 0, 1, 2)
