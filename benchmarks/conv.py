@@ -76,10 +76,10 @@ def _torch_runner(shape: tuple, threads: int):
 
 
 def _minigrad_runner(shape: tuple, algorithm: str):
-    import minigrad as mg  # noqa: I001  (before NumPy, as in a user's script: see minigrad/_blas.py)
-    from minigrad.ops.conv import conv2d
-
     import numpy
+
+    import minigrad as mg
+    from minigrad.ops.conv import conv2d
 
     n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
     rng = numpy.random.default_rng(0)

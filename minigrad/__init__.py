@@ -3,10 +3,7 @@
 ``import minigrad as torch`` runs PyTorch code that stays inside the subset listed
 in the project's SPEC. This file only re-exports the public names.
 """
-# ruff: noqa: I001, A004, F401, E402  (import order matters: OpenBLAS settings, the Tensor, then what builds on it)
-
-from minigrad import _blas
-_blas.shorten_idle_spin()  # before anything imports NumPy, which loads OpenBLAS (see _blas.py)
+# ruff: noqa: I001, A004, F401  (import order matters: the Tensor first, then what builds on it)
 
 from minigrad._version import __version__
 from minigrad import _memory

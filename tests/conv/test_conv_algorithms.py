@@ -34,6 +34,37 @@ def test_forward_and_both_gradients_match_torch(name, case):
         numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
 
 
+@pytest.mark.parametrize("rows_per_band", [1, 2])
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_im2col_in_bands_of_output_rows_matches_torch(case, rows_per_band, monkeypatch):
+    """Bands of one row, or of about two (some bands shorter), give PyTorch's values."""
+    x, weight, _ = case.arrays(seed=6)
+    grad_out = output_grad(case, seed=7)
+    n, (h_out, w_out) = x.shape[0], grad_out.shape[2:]
+    column_rows = x.shape[1] * weight.shape[2] * weight.shape[3]
+    monkeypatch.setattr(algo_im2col, "BAND_BYTES", rows_per_band * column_rows * w_out * n * x.itemsize)
+    bands = algo_im2col._bands(h_out, column_rows, w_out, n, x.itemsize)
+    assert max(b.stop - b.start for b in bands) <= rows_per_band + 1
+    assert len(bands) > 1 or h_out <= 2
+    expected = torch_conv(case, x, weight, None, grad_out)
+    ours = _run(algo_im2col, case, x, weight, grad_out)
+    for key in ("out", "x", "weight"):
+        numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
+
+
+@pytest.mark.parametrize(("h_out", "row_bytes", "sizes"), [
+    (14, 1 << 20, [3, 3, 3, 3, 2]),         # 14 MiB in 3 MiB bands: 5 bands of at most 3 rows ...
+    (10, 384 << 10, [10]),                  # ... 3.75 MiB stays one band
+    (3, 64 << 20, [1, 1, 1]),               # a row bigger than a band is a band of its own
+    (7, 1 << 10, [7]),
+])
+def test_bands_cover_the_output_rows_once_in_order(h_out, row_bytes, sizes, monkeypatch):
+    monkeypatch.setattr(algo_im2col, "BAND_BYTES", 3 << 20)
+    bands = algo_im2col._bands(h_out, column_rows=row_bytes, w_out=1, n=1, itemsize=1)
+    assert [r for b in bands for r in range(b.start, b.stop)] == list(range(h_out))
+    assert [b.stop - b.start for b in bands] == sizes
+
+
 @pytest.mark.parametrize("case", CASES[::3], ids=CASE_IDS[::3])
 def test_the_three_algorithms_agree_with_each_other(case):
     x, weight, _ = case.arrays(seed=4)
@@ -120,14 +151,17 @@ class _ForbiddenCallError(AssertionError):
     pass
 
 
+COLUMN_FUNCTIONS = ("im2col", "col2im", "im2col_rows", "col2im_rows")
+
+
 @pytest.fixture
 def im2col_forbidden(monkeypatch):
-    """Make im2col / col2im raise, wherever a module could look them up."""
+    """Make im2col / col2im (whole or by bands of rows) raise, wherever a module could look them up."""
     def refuse(*args, **kwargs):
         raise _ForbiddenCallError("im2col/col2im was called")
 
     for module in (im2col_module, algo_im2col, algo_rot180, algo_naive):
-        for name in ("im2col", "col2im"):
+        for name in COLUMN_FUNCTIONS:
             monkeypatch.setattr(module, name, refuse, raising=False)
 
 
@@ -169,19 +203,20 @@ def test_the_forbidding_fixture_does_stop_the_im2col_algorithm(im2col_forbidden)
 @pytest.mark.parametrize("name", ["rot180", "naive"])
 def test_no_call_reaches_the_original_im2col_code(name):
     """Even a reference saved before any patching would show up here, by its code object."""
-    originals = (im2col_module.im2col, im2col_module.col2im)
+    originals = [getattr(im2col_module, name) for name in COLUMN_FUNCTIONS]
     case = CASES[7]
     x, weight, _ = case.arrays()
     grad_out = output_grad(case)
     assert _calls_to(originals, lambda: _run(ALGORITHMS[name], case, x, weight, grad_out)) == set()
     # ... while the im2col algorithm does reach them, so the probe itself works.
-    assert _calls_to(originals, lambda: _run(algo_im2col, case, x, weight, grad_out)) == {"im2col", "col2im"}
+    assert _calls_to(originals, lambda: _run(algo_im2col, case, x, weight, grad_out)) == \
+        {"im2col_rows", "col2im_rows"}
 
 
 def test_im2col_algorithm_sums_taps_directly_for_depthwise_only():
     """Stride-1 depthwise cases skip the column matrix; strided depthwise and 2 channels per group use it."""
-    originals = (im2col_module.im2col, im2col_module.col2im)
-    uses_columns = {"im2col", "col2im"}
+    originals = [getattr(im2col_module, name) for name in COLUMN_FUNCTIONS]
+    uses_columns = {"im2col_rows", "col2im_rows"}
     for case, expected in ((CASES[8], set()), (CASES[16], set()), (CASES[6], uses_columns),
                            (CASES[15], uses_columns)):
         arrays = case.arrays()[:2] + (output_grad(case),)

@@ -4,11 +4,20 @@ With ``cols = im2col(x)`` of shape (C_in·kh·kw, L·N), L = H_out·W_out, and t
 viewed per group as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
 
     forward:      Y_g   = W_g · cols_g             one batched product over all G groups
-    grad_weight:  dW_g  = δ_g · cols_gᵀ            (reuses the forward's columns)
+    grad_weight:  dW_g  = δ_g · cols_gᵀ
     grad_input:   dcols = W_gᵀ · δ_g,  dx = col2im(dcols)
 
 where ``δ_g`` is the output gradient of group g as a (C_out/G, L·N) matrix. The bias
 is the caller's business (db = Σ δ over n, h, w).
+
+The products run in *bands* of output rows. Every column (h, w, n) of the products
+belongs to one output row h, so each formula above holds band by band: Y's columns
+of a band need only that band's columns of ``cols``, and dW sums over the bands. A
+band's columns (a few MiB, see ``BAND_BYTES``) are made, multiplied and dropped
+while they are still in the processor's cache; the whole column matrix (kh·kw times
+the input: 38 MB for a batch of 32 images of 32×32×32) would go out to memory and be
+read back, and that made each product and copy about half as fast. Bands are a
+handful of cache-sized blocks per layer, not a loop over pixels.
 
 Depthwise convolutions (one input channel per group) with stride 1 are the exception:
 their per-group products are too thin for a GEMM to pay off, so they go to
@@ -20,11 +29,32 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.ops.conv import buffers, depthwise
+from minigrad.ops.conv import depthwise
 from minigrad.ops.conv.geometry import Pair, output_shape
-from minigrad.ops.conv.im2col import batch_last, col2im, im2col
+from minigrad.ops.conv.im2col import batch_last, col2im_rows, im2col_rows, interior, padded_source
 
 __all__ = ["forward", "grad_input", "grad_weight", "prepare_grad_output"]
+
+# A band's column matrix: small enough to stay in the cache between im2col and the product, big
+# enough that the products stay efficient (1-4 MiB measured best in benchmarks/conv.py on shapes
+# from MNIST's and CIFAR's layers; the whole matrix at once was up to 1.5x slower).
+BAND_BYTES = 3 * 1024 * 1024
+
+
+def _bands(h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
+    """Output rows in bands of about equal height whose column matrices take about ``BAND_BYTES`` each.
+
+    A matrix below 1.5 ``BAND_BYTES`` stays one band; a single row too big is a band of its own.
+    """
+    row_bytes = column_rows * w_out * n * itemsize
+    bands = max(1, min(h_out, (h_out * row_bytes + BAND_BYTES // 2) // BAND_BYTES))
+    rows_per_band = -(-h_out // bands)
+    return [slice(start, min(start + rows_per_band, h_out)) for start in range(0, h_out, rows_per_band)]
+
+
+def _columns_of(rows: slice, w_out: int, n: int) -> slice:
+    """Where the output rows ``rows`` lie among the (h, w, n) columns of a product."""
+    return slice(rows.start * w_out * n, rows.stop * w_out * n)
 
 
 def _grouped_weight(weight: Any, groups: int) -> Any:
@@ -48,44 +78,60 @@ def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """Y_g = W_g · cols_g for all groups at once; returns ``(out (N, C_out, H_out, W_out), cols)``."""
+    """Y_g = W_g · cols_g for all groups, band by band; returns ``(out (N, C_out, H_out, W_out), cache)``.
+
+    The cache is the padded input, from which ``grad_weight`` makes the columns again.
+    """
     if depthwise.is_depthwise(weight.shape, groups, stride):
         return depthwise.forward(x, weight, stride, padding, dilation, groups)
     xp = get_array_module(x)
     n = x.shape[0]
     c_out, _, kh, kw = weight.shape
     h_out, w_out = output_shape(x.shape, (kh, kw), stride, padding, dilation)
-    cols = im2col(x, (kh, kw), stride, padding, dilation)
-    cols_g = cols.reshape(groups, -1, cols.shape[1])
-    out = xp.matmul(_grouped_weight(weight, groups), cols_g)          # (G, C_out/G, L·N)
+    source = padded_source(x, padding)
+    w_g = _grouped_weight(weight, groups)
+    out = xp.empty((groups, c_out // groups, h_out * w_out * n), dtype=x.dtype)
+    for rows in _bands(h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize):
+        cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out)
+        xp.matmul(w_g, cols.reshape(groups, -1, cols.shape[1]), out=out[:, :, _columns_of(rows, w_out, n)])
     # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
-    return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), cols
+    return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), source
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
                dilation: Pair, groups: int, cache: Any = None) -> Any:
-    """dx = col2im(W_gᵀ · δ_g): every column's gradient added back onto its window."""
+    """dx = col2im(W_gᵀ · δ_g): every column's gradient added back onto its window, band by band."""
     if depthwise.is_depthwise(weight.shape, groups, stride):
         return depthwise.grad_input(grad_out, weight, input_shape, stride, padding, dilation, groups)
     xp = get_array_module(grad_out)
-    w_g, delta_g = _grouped_weight(weight, groups), _grouped_grad(grad_out, groups)
-    grad_cols = buffers.take(xp, (groups, w_g.shape[2], delta_g.shape[2]), grad_out.dtype)
-    xp.matmul(w_g.transpose(0, 2, 1), delta_g, out=grad_cols)                      # (G, K, L·N)
-    grad_x = col2im(grad_cols.reshape(-1, grad_cols.shape[2]), tuple(input_shape), weight.shape[2:], stride,
-                    padding, dilation)
-    buffers.give_back(grad_cols)      # col2im wrote a new image: the columns are done with
-    return grad_x
+    n, c, height, width = input_shape
+    kh, kw = weight.shape[2:]
+    h_out, w_out = grad_out.shape[2:]
+    w_g_t, delta_g = _grouped_weight(weight, groups).transpose(0, 2, 1), _grouped_grad(grad_out, groups)
+    image = xp.zeros((c, height + 2 * padding[0], width + 2 * padding[1], n), dtype=grad_out.dtype)
+    for rows in _bands(h_out, c * kh * kw, w_out, n, grad_out.dtype.itemsize):
+        grad_cols = xp.matmul(w_g_t, delta_g[:, :, _columns_of(rows, w_out, n)])      # (G, K, band)
+        col2im_rows(grad_cols.reshape(c * kh * kw, -1), image, rows, (kh, kw), stride, dilation, w_out)
+    return interior(image, padding)
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
                 dilation: Pair, groups: int, cache: Any = None) -> Any:
-    """dW_g = δ_g · cols_gᵀ; ``cache`` is the forward's columns (recomputed when None)."""
+    """dW_g = δ_g · cols_gᵀ, summed over the bands; ``cache`` is the forward's padded input (or None)."""
     if depthwise.is_depthwise(weight_shape, groups, stride):
         return depthwise.grad_weight(x, grad_out, weight_shape, stride, padding, dilation, groups, cache)
     xp = get_array_module(grad_out)
-    cols = im2col(x, tuple(weight_shape[2:]), stride, padding, dilation) if cache is None else cache
-    cols_g = cols.reshape(groups, -1, cols.shape[1])
-    # Computed as (cols_g · δ_gᵀ)ᵀ, the same numbers: with the long L·N axis summed over, OpenBLAS
-    # runs this orientation up to 2x faster (measured in benchmarks/conv.py); the transpose is tiny.
-    grad_w_t = xp.matmul(cols_g, _grouped_grad(grad_out, groups).transpose(0, 2, 1))  # (G, K, C_out/G)
+    n = x.shape[0]
+    kernel_size = tuple(weight_shape[2:])
+    h_out, w_out = grad_out.shape[2:]
+    source = padded_source(x, padding) if cache is None else cache
+    delta_g = _grouped_grad(grad_out, groups)
+    column_rows = weight_shape[1] * groups * kernel_size[0] * kernel_size[1]
+    # Summed as (cols_g · δ_gᵀ)ᵀ, the same numbers: with the long (h, w, n) axis summed over,
+    # OpenBLAS runs this orientation up to 2x faster (measured in benchmarks/conv.py).
+    grad_w_t = xp.zeros((groups, column_rows // groups, weight_shape[0] // groups), dtype=grad_out.dtype)
+    for rows in _bands(h_out, column_rows, w_out, n, grad_out.dtype.itemsize):
+        cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
+        band_delta = delta_g[:, :, _columns_of(rows, w_out, n)]
+        grad_w_t += xp.matmul(cols.reshape(groups, -1, cols.shape[1]), band_delta.transpose(0, 2, 1))
     return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.function import Function
-from minigrad.ops.conv import buffers
 from minigrad.ops.conv.algorithms import ALGORITHMS, resolve_algorithm
 from minigrad.ops.conv.geometry import Pair, output_shape
 from minigrad.ops.shape import pad
@@ -107,8 +106,6 @@ class Conv2dFunction(Function):
             out += bias.array.reshape(-1, 1, 1)           # `out` is ours: add the bias in place
         ctx.save_for_backward(input, weight)
         ctx.cache = cache if ctx.needs_input_grad[1] else None
-        if ctx.cache is None:
-            buffers.give_back(cache)
         return Tensor(out)
 
     @staticmethod
@@ -123,10 +120,7 @@ class Conv2dFunction(Function):
         if ctx.needs_input_grad[1]:
             grad_weight = Tensor(algorithm.grad_weight(x.array, delta, weight.shape, *ctx.settings,
                                                        cache=ctx.cache))
-        # The forward's columns are ours and done with: free them (for reuse, see buffers.py) before
-        # grad_input needs as much memory again.
-        buffers.give_back(ctx.cache)
-        ctx.cache = None
+        ctx.cache = None   # done with: free it before grad_input needs memory of its own
         if ctx.needs_input_grad[0]:
             grad_input = Tensor(algorithm.grad_input(delta, weight.array, x.shape, *ctx.settings))
         return grad_input, grad_weight, grad_bias, None, None, None, None, None

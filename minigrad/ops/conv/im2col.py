@@ -27,12 +27,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad import parallel
 from minigrad.backend import get_array_module
-from minigrad.ops.conv import buffers
 from minigrad.ops.conv.geometry import Pair, output_shape, window
 
-__all__ = ["im2col", "col2im", "batch_last"]
+__all__ = ["im2col", "col2im", "batch_last", "padded_source", "im2col_rows", "col2im_rows", "interior"]
 
 
 def batch_last(x: Any) -> Any:
@@ -62,29 +60,58 @@ def _batch_moved(x: Any) -> Any:
     return spread.transpose(1, 2, 3, 0)
 
 
-def im2col(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> Any:
-    """Columns of ``x`` (N, C, H, W): ``(C·kh·kw, H_out·W_out·N)``, rows (c, i, j), columns (h, w, n)."""
+def padded_source(x: Any, padding: Pair) -> Any:
+    """``x`` (N, C, H, W) framed by ``padding`` zeros, as a (C, H + 2p_h, W + 2p_w, N) array."""
     xp = get_array_module(x)
     n, c, height, width = x.shape
-    kh, kw = kernel_size
-    h_out, w_out = output_shape(x.shape, kernel_size, stride, padding, dilation)
     ph, pw = padding
-    if ph or pw:   # the zero frame and the move to (C, H, W, N) in one copy
-        source = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=x.dtype)
-        source[:, ph:ph + height, pw:pw + width] = _batch_moved(x)
-    else:
-        source = batch_last(x)
-    cols = buffers.take(xp, (c * kh * kw, h_out * w_out * n), x.dtype)   # every entry is written below
-    taps = cols.reshape(c, kh, kw, h_out, w_out, n)
+    if not (ph or pw):
+        return batch_last(x)
+    source = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=x.dtype)
+    source[:, ph:ph + height, pw:pw + width] = _batch_moved(x)   # the frame and the move in one copy
+    return source
 
-    def copy_taps(channels: slice) -> None:
-        for i in range(kh):
-            rows = window(i * dilation[0], h_out, stride[0])
-            for j in range(kw):
-                taps[channels, i, j] = source[channels, rows, window(j * dilation[1], w_out, stride[1])]
 
-    parallel.split(copy_taps, c, cols)   # channel blocks on all cores (see minigrad/parallel.py)
+def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int,
+                out: Any = None) -> Any:
+    """The columns of output rows ``rows`` only: ``(C·kh·kw, len(rows)·W_out·N)``.
+
+    ``source`` is the padded (C, H, W, N) input of :func:`padded_source`; ``out``, if
+    given, is an array of that shape to fill.
+    """
+    xp = get_array_module(source)
+    c, n = source.shape[0], source.shape[3]
+    kh, kw = kernel_size
+    count = rows.stop - rows.start
+    cols = xp.empty((c * kh * kw, count * w_out * n), dtype=source.dtype) if out is None else out
+    taps = cols.reshape(c, kh, kw, count, w_out, n)
+    for i in range(kh):
+        source_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
+        for j in range(kw):
+            taps[:, i, j] = source[:, source_rows, window(j * dilation[1], w_out, stride[1])]
     return cols
+
+
+def col2im_rows(cols: Any, image: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair,
+                w_out: int) -> None:
+    """The adjoint of :func:`im2col_rows`: add the columns of output rows ``rows`` onto ``image``.
+
+    ``image`` is a padded (C, H, W, N) array, as :func:`padded_source` makes.
+    """
+    c, n = image.shape[0], image.shape[3]
+    kh, kw = kernel_size
+    count = rows.stop - rows.start
+    taps = cols.reshape(c, kh, kw, count, w_out, n)
+    for i in range(kh):
+        image_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
+        for j in range(kw):
+            image[:, image_rows, window(j * dilation[1], w_out, stride[1])] += taps[:, i, j]
+
+
+def im2col(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> Any:
+    """Columns of ``x`` (N, C, H, W): ``(C·kh·kw, H_out·W_out·N)``, rows (c, i, j), columns (h, w, n)."""
+    h_out, w_out = output_shape(x.shape, kernel_size, stride, padding, dilation)
+    return im2col_rows(padded_source(x, padding), slice(0, h_out), kernel_size, stride, dilation, w_out)
 
 
 def col2im(cols: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
@@ -95,18 +122,15 @@ def col2im(cols: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, paddi
     """
     xp = get_array_module(cols)
     n, c, height, width = input_shape
-    kh, kw = kernel_size
     h_out, w_out = output_shape(input_shape, kernel_size, stride, padding, dilation)
-    cols = cols.reshape(c, kh, kw, h_out, w_out, n)
     ph, pw = padding
-    image = xp.empty((c, height + 2 * ph, width + 2 * pw, n), dtype=cols.dtype)
+    image = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=cols.dtype)
+    col2im_rows(cols, image, slice(0, h_out), kernel_size, stride, dilation, w_out)
+    return interior(image, padding)
 
-    def add_taps(channels: slice) -> None:
-        image[channels] = 0
-        for i in range(kh):
-            rows = window(i * dilation[0], h_out, stride[0])
-            for j in range(kw):
-                image[channels, rows, window(j * dilation[1], w_out, stride[1])] += cols[channels, i, j]
 
-    parallel.split(add_taps, c, cols)    # channel blocks on all cores
+def interior(image: Any, padding: Pair) -> Any:
+    """A padded (C, H, W, N) image without its frame, as an (N, C, H, W) view."""
+    ph, pw = padding
+    height, width = image.shape[1] - 2 * ph, image.shape[2] - 2 * pw
     return image[:, ph:ph + height, pw:pw + width].transpose(3, 0, 1, 2)
