@@ -8,7 +8,8 @@ padded input — never single pixels — into the matching rows of the column ma
 so a convolution becomes one matrix product, ``out = W.reshape(C_out, C_in·kh·kw) @ cols``.
 ``col2im`` is its exact adjoint (⟨im2col(x), y⟩ = ⟨x, col2im(y)⟩): it adds each tap's
 rows back onto the same slice of a zero image. Overlapping windows add up; no
-scatter is needed.
+scatter is needed. ``im2col_rows`` and ``col2im_rows`` do the same for a band of
+output rows only: the convolution works band by band (see ``algo_im2col.py``).
 
 Column layout (a choice made for speed): rows are ``(c, i, j)``, channel-major, so
 the rows of one group of channels are one contiguous block and a grouped convolution
@@ -72,18 +73,16 @@ def padded_source(x: Any, padding: Pair) -> Any:
     return source
 
 
-def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int,
-                out: Any = None) -> Any:
+def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int) -> Any:
     """The columns of output rows ``rows`` only: ``(C·kh·kw, len(rows)·W_out·N)``.
 
-    ``source`` is the padded (C, H, W, N) input of :func:`padded_source`; ``out``, if
-    given, is an array of that shape to fill.
+    ``source`` is the padded (C, H, W, N) input of :func:`padded_source`.
     """
     xp = get_array_module(source)
     c, n = source.shape[0], source.shape[3]
     kh, kw = kernel_size
     count = rows.stop - rows.start
-    cols = xp.empty((c * kh * kw, count * w_out * n), dtype=source.dtype) if out is None else out
+    cols = xp.empty((c * kh * kw, count * w_out * n), dtype=source.dtype)   # every entry is written below
     taps = cols.reshape(c, kh, kw, count, w_out, n)
     for i in range(kh):
         source_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
