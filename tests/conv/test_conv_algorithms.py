@@ -43,7 +43,7 @@ def test_im2col_in_bands_of_output_rows_matches_torch(case, rows_per_band, monke
     n, (h_out, w_out) = x.shape[0], grad_out.shape[2:]
     column_rows = x.shape[1] * weight.shape[2] * weight.shape[3]
     monkeypatch.setattr(algo_im2col, "BAND_BYTES", rows_per_band * column_rows * w_out * n * x.itemsize)
-    bands = algo_im2col._bands(h_out, column_rows, w_out, n, x.itemsize)
+    bands = algo_im2col._bands(numpy, h_out, column_rows, w_out, n, x.itemsize)
     assert max(b.stop - b.start for b in bands) <= rows_per_band + 1
     assert len(bands) > 1 or h_out <= 2
     expected = torch_conv(case, x, weight, None, grad_out)
@@ -60,7 +60,7 @@ def test_im2col_in_bands_of_output_rows_matches_torch(case, rows_per_band, monke
 ])
 def test_bands_cover_the_output_rows_once_in_order(h_out, row_bytes, sizes, monkeypatch):
     monkeypatch.setattr(algo_im2col, "BAND_BYTES", 3 << 20)
-    bands = algo_im2col._bands(h_out, column_rows=row_bytes, w_out=1, n=1, itemsize=1)
+    bands = algo_im2col._bands(numpy, h_out, column_rows=row_bytes, w_out=1, n=1, itemsize=1)
     assert [r for b in bands for r in range(b.start, b.stop)] == list(range(h_out))
     assert [b.stop - b.start for b in bands] == sizes
 

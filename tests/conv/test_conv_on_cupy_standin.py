@@ -11,7 +11,7 @@ import numpy
 import pytest
 
 import minigrad as mg
-from minigrad.ops.conv import conv2d, conv2d_input, conv2d_weight, fold, unfold
+from minigrad.ops.conv import algo_im2col, conv2d, conv2d_input, conv2d_weight, fold, unfold
 from minigrad.ops.pool import avg_pool2d, max_pool2d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/, where the stand-in lives
@@ -58,6 +58,14 @@ def test_conv2d_on_the_device_matches_the_cpu(algorithm, c_in, c_out, groups, ke
     assert isinstance(out.array, standin_cupy.standin.ndarray)
     for cpu, device in zip(*results):
         numpy.testing.assert_allclose(device, cpu, rtol=1e-12, atol=1e-12)
+
+
+def test_im2col_takes_bands_of_rows_on_the_cpu_and_one_band_on_the_device(monkeypatch):
+    """Bands fit the CPU's cache; the device gets one big product. Both give the same numbers."""
+    monkeypatch.setattr(algo_im2col, "BAND_BYTES", 1)        # one output row per band on the CPU
+    assert len(algo_im2col._bands(numpy, 5, 27, 6, 2, 8)) == 5
+    assert algo_im2col._bands(standin_cupy.standin, 5, 27, 6, 2, 8) == [slice(0, 5)]
+    test_conv2d_on_the_device_matches_the_cpu("im2col", *CONV[3])
 
 
 POOLS = [

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from minigrad.backend import get_array_module
 from minigrad.ops.conv import depthwise
 from minigrad.ops.conv.geometry import Pair, output_shape
@@ -41,11 +43,14 @@ __all__ = ["forward", "grad_input", "grad_weight", "prepare_grad_output"]
 BAND_BYTES = 3 * 1024 * 1024
 
 
-def _bands(h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
+def _bands(xp: Any, h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
     """Output rows in bands of about equal height whose column matrices take about ``BAND_BYTES`` each.
 
     A matrix below 1.5 ``BAND_BYTES`` stays one band; a single row too big is a band of its own.
+    On a GPU (CuPy) there is no such cache to fit, and fewer, bigger products are better: one band.
     """
+    if xp is not numpy:
+        return [slice(0, h_out)]
     row_bytes = column_rows * w_out * n * itemsize
     bands = max(1, min(h_out, (h_out * row_bytes + BAND_BYTES // 2) // BAND_BYTES))
     rows_per_band = -(-h_out // bands)
@@ -91,7 +96,7 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     source = padded_source(x, padding)
     w_g = _grouped_weight(weight, groups)
     out = xp.empty((groups, c_out // groups, h_out * w_out * n), dtype=x.dtype)
-    for rows in _bands(h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize):
+    for rows in _bands(xp, h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize):
         cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out)
         xp.matmul(w_g, cols.reshape(groups, -1, cols.shape[1]), out=out[:, :, _columns_of(rows, w_out, n)])
     # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
@@ -109,7 +114,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     h_out, w_out = grad_out.shape[2:]
     w_g_t, delta_g = _grouped_weight(weight, groups).transpose(0, 2, 1), _grouped_grad(grad_out, groups)
     image = xp.zeros((c, height + 2 * padding[0], width + 2 * padding[1], n), dtype=grad_out.dtype)
-    for rows in _bands(h_out, c * kh * kw, w_out, n, grad_out.dtype.itemsize):
+    for rows in _bands(xp, h_out, c * kh * kw, w_out, n, grad_out.dtype.itemsize):
         grad_cols = xp.matmul(w_g_t, delta_g[:, :, _columns_of(rows, w_out, n)])      # (G, K, band)
         col2im_rows(grad_cols.reshape(c * kh * kw, -1), image, rows, (kh, kw), stride, dilation, w_out)
     return interior(image, padding)
@@ -130,7 +135,7 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     # Summed as (cols_g · δ_gᵀ)ᵀ, the same numbers: with the long (h, w, n) axis summed over,
     # OpenBLAS runs this orientation up to 2x faster (measured in benchmarks/conv.py).
     grad_w_t = xp.zeros((groups, column_rows // groups, weight_shape[0] // groups), dtype=grad_out.dtype)
-    for rows in _bands(h_out, column_rows, w_out, n, grad_out.dtype.itemsize):
+    for rows in _bands(xp, h_out, column_rows, w_out, n, grad_out.dtype.itemsize):
         cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
         band_delta = delta_g[:, :, _columns_of(rows, w_out, n)]
         grad_w_t += xp.matmul(cols.reshape(groups, -1, cols.shape[1]), band_delta.transpose(0, 2, 1))
