@@ -70,8 +70,11 @@ class Adam(Optimizer):
                              decoupled=group["decoupled_weight_decay"])
         return loss
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        super().load_state_dict(state_dict)
+    _OPTIONS_OF_OLDER_DICTS = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                               "differentiable": False, "decoupled_weight_decay": False, "fused": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
         for param_state in self.state.values():  # older dicts may count steps with a plain number
             if "step" in param_state and not isinstance(param_state["step"], Tensor):
                 param_state["step"] = tensor(float(param_state["step"]), dtype=_step_dtype(), device="cpu")

@@ -70,7 +70,7 @@ class Optimizer:
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group of parameters (a dict with ``'params'`` and any options) to optimise."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]
@@ -211,8 +211,17 @@ class Optimizer:
             saved["params"] = group["params"]
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
-        self.state = state
-        self.param_groups = saved_groups
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+    # Options a state dict saved before they existed lacks, with the values PyTorch fills in.
+    _OPTIONS_OF_OLDER_DICTS: dict[str, Any] = {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Install ``state`` (also on unpickling), filling in the options older dicts lack."""
+        self.__dict__.update(state)
+        for group in self.param_groups:
+            for option, value in self._OPTIONS_OF_OLDER_DICTS.items():
+                group.setdefault(option, value)
 
 
 def _cast_to_param(param: Tensor, value: Any, key: Any = None) -> Any:

@@ -45,6 +45,9 @@ class SGD(Optimizer):
                     "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
 
+    _OPTIONS_OF_OLDER_DICTS = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+                               "fused": False}
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)

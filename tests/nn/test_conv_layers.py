@@ -30,9 +30,7 @@ def test_conv2d_constructor_raises_value_error_as_torch(kwargs, pattern):
         torch.nn.Conv2d(**{**CONV_ARGS, **kwargs})
 
 
-def test_conv2d_unsupported_padding_mode_and_unknown_algorithm():
-    with pytest.raises(NotImplementedError, match="padding_mode='reflect'"):
-        nn.Conv2d(**CONV_ARGS, padding_mode="reflect")
+def test_conv2d_unknown_algorithm():
     with pytest.raises(ValueError, match="unknown convolution algorithm 'fft'"):
         nn.Conv2d(**CONV_ARGS, algorithm="fft")
 

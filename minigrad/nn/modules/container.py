@@ -6,6 +6,7 @@ element as a child module under its index (``"0"``, ``"1"``, ...) or key.
 
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -17,6 +18,7 @@ __all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
 def _index(index: int, length: int, kind: str) -> int:
     """A non-negative position from a possibly negative index, with PyTorch's IndexError."""
+    index = operator.index(index)  # TypeError for '0' or 1.0, as PyTorch
     if not -length <= index < length:
         raise IndexError(f"index {index} is out of range for a {kind} of length {length}")
     return index % length
@@ -72,6 +74,23 @@ class Sequential(Module):
     def __iadd__(self, other: Sequential) -> Sequential:
         return self.extend(list(_only_sequential(other)))
 
+    def __mul__(self, times: int) -> Sequential:
+        """A new Sequential running this one's modules ``times`` times over (the same modules, shared)."""
+        _check_factor(self, times)
+        return Sequential(*(list(self) * times))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times: int) -> Sequential:
+        _check_factor(self, times)
+        return self.extend(list(self) * (times - 1))
+
+    def pop(self, index: int | slice) -> Module:
+        """Remove the module at ``index`` and return it (the rest are renumbered)."""
+        module = self[index]
+        del self[index]
+        return module
+
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
@@ -82,6 +101,9 @@ class Sequential(Module):
         return self
 
     def insert(self, index: int, module: Module) -> Sequential:
+        """Put ``module`` before position ``index`` (−len ≤ index ≤ len, as PyTorch)."""
+        if not -len(self) <= operator.index(index) <= len(self):
+            raise IndexError(f"Index out of range: {index} (for a Sequential of length {len(self)})")
         modules = list(self._modules.values())
         modules.insert(index, module)
         self.__dict__["_modules"] = OrderedDict()
@@ -138,6 +160,12 @@ class ModuleList(Module):
         for module in modules:
             self.append(module)
         return self
+
+    def pop(self, index: int | slice) -> Module:
+        """Remove the module at ``index`` and return it (the rest are renumbered)."""
+        module = self[index]
+        del self[index]
+        return module
 
     def insert(self, index: int, module: Module) -> None:
         modules = list(self._modules.values())
@@ -208,6 +236,14 @@ class ModuleDict(Module):
         pairs = modules.items() if isinstance(modules, Mapping) else modules
         for key, module in pairs:
             self[key] = module
+
+
+def _check_factor(sequential: Sequential, times: Any) -> None:
+    """PyTorch's errors for ``Sequential * times`` when ``times`` is not a positive int."""
+    if not isinstance(times, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(sequential)} and {type(times)}")
+    if times <= 0:
+        raise ValueError(f"Non-positive multiplication factor {times} for {type(sequential)}")
 
 
 def _only_sequential(other: Any) -> Sequential:

@@ -4,6 +4,9 @@ The module holds the weight (C_out, C_in/groups, kh, kw) and bias (C_out) and it
 forward is one call to ``F.conv2d``; how the convolution and its backward are
 computed ('im2col', 'rot180' or 'naive') is chosen by ``algorithm=`` or by the
 enclosing ``with nn.conv_algorithm(...)`` when the forward runs.
+
+``padding_mode`` other than ``'zeros'`` pads the input first (by reflecting it, repeating
+its edge or wrapping it around) and then convolves without padding, as PyTorch does.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from minigrad.creation import empty
 from minigrad.nn import functional as F
 from minigrad.nn import init
 from minigrad.nn.modules.module import Module
-from minigrad.nn.modules.utils import _pair
+from minigrad.nn.modules.utils import _pair, _reverse_repeat_tuple
 from minigrad.nn.parameter import Parameter
+from minigrad.ops._util import xp_of
 from minigrad.ops.conv.algorithms import ALGORITHMS
 from minigrad.tensor import Tensor
 
@@ -55,9 +59,6 @@ class Conv2d(Module):
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
                              f"padding_mode='{padding_mode}'")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2d: padding_mode='{padding_mode}' is not implemented in minigrad "
-                                      "(only 'zeros')")
         if algorithm is not None and algorithm not in ALGORITHMS:
             raise ValueError(f"unknown convolution algorithm {algorithm!r}; expected one of "
                              f"{', '.join(repr(name) for name in ALGORITHMS)}")
@@ -66,6 +67,7 @@ class Conv2d(Module):
         self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
         self.transposed, self.output_padding = False, (0, 0)
         self.algorithm = algorithm
+        self._reversed_padding_repeated_twice = _explicit_padding(padding, self.kernel_size, self.dilation)
         self.weight = Parameter(empty(out_channels, in_channels // groups, *self.kernel_size, device=device,
                                       dtype=dtype))
         if bias:
@@ -79,6 +81,10 @@ class Conv2d(Module):
         init.reset_layer_parameters_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            padded = _pad_by_mode(input, self._reversed_padding_repeated_twice, self.padding_mode)
+            return F.conv2d(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups,
+                            algorithm=self.algorithm)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
                         algorithm=self.algorithm)
 
@@ -98,3 +104,60 @@ class Conv2d(Module):
         if self.algorithm is not None:
             text += f", algorithm={self.algorithm!r}"
         return text
+
+
+def _explicit_padding(padding: Any, kernel_size: tuple, dilation: tuple) -> list | tuple:
+    """``(left, right, top, bottom)``: the padding as ``F.pad`` takes it (last dimension first).
+
+    'same' pads d·(k − 1) in total per dimension, the smaller half before (as PyTorch).
+    """
+    if padding == "valid":
+        return [0, 0, 0, 0]
+    if padding == "same":
+        widths = []
+        for d, k in zip(reversed(dilation), reversed(kernel_size)):
+            total = d * (k - 1)
+            widths += [total // 2, total - total // 2]
+        return widths
+    return _reverse_repeat_tuple(padding, 2)
+
+
+def _padded_positions(xp: Any, size: int, before: int, after: int, mode: str) -> Any:
+    """For each position j = −before … size + after − 1 of the padded axis, the input index it copies.
+
+    reflect: …2 1 | 0 1 2 … n−1 | n−2 n−3…    replicate: 0 0 | 0 1 … n−1 | n−1 n−1
+    circular: n−2 n−1 | 0 1 … n−1 | 0 1
+    """
+    j = xp.arange(-before, size + after)
+    if mode == "replicate":
+        return xp.clip(j, 0, size - 1)
+    if mode == "circular":
+        return j % size
+    j = xp.abs(j)                                    # reflect: mirror at 0, then at n − 1
+    return xp.where(j > size - 1, 2 * (size - 1) - j, j)
+
+
+def _pad_by_mode(input: Tensor, pad: Any, mode: str) -> Tensor:
+    """Pad the last two dimensions by ``mode``, as ``F.pad(input, pad, mode)`` for 3-D and 4-D input.
+
+    Padding is a gather: row i of the result is row ``rows[i]`` of the input (likewise columns),
+    so the backward (a scatter-add) sends each padded copy's gradient back to its source.
+    """
+    if input.dim() not in (3, 4):
+        raise NotImplementedError(f"Padding size 4 is not supported for {input.dim()}D input tensor (mode "
+                                  f"{mode!r} pads 3-D or 4-D input)")
+    left, right, top, bottom = pad
+    height, width = input.shape[-2:]
+    for axis, size, before, after in ((input.dim() - 1, width, left, right),
+                                      (input.dim() - 2, height, top, bottom)):
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(f"Padding size should be less than the corresponding input dimension, but "
+                               f"got: padding ({before}, {after}) at dimension {axis} of input "
+                               f"{list(input.shape)}")
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
+                               f"{after}) at dimension {axis} of input {list(input.shape)}")
+    xp = xp_of(input)
+    rows = _padded_positions(xp, height, top, bottom, mode)
+    cols = _padded_positions(xp, width, left, right, mode)
+    return input[..., rows[:, None], cols[None, :]]

@@ -291,11 +291,33 @@ class Module:
         """The descendant at a dotted path such as ``"features.0"`` ('' is this module)."""
         module = self
         for part in target.split(".") if target else ():
-            child = module._modules.get(part)
-            if not isinstance(child, Module):
+            if not hasattr(module, part):
                 raise AttributeError(f"{module._get_name()} has no attribute `{part}` (in '{target}')")
+            child = getattr(module, part)
+            if not isinstance(child, Module):
+                raise AttributeError(f"`{part}` is not an nn.Module (in '{target}')")
             module = child
         return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path such as ``"features.0.weight"``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}` (in '{target}')")
+        if not isinstance(getattr(module, name), Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter (in '{target}')")
+        return getattr(module, name)
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path such as ``"bn.running_mean"``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}` (in '{target}')")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer (in '{target}')")
+        return module._buffers[name]
 
     def apply(self, fn: Callable[[Module], Any]) -> Module:
         """Call ``fn`` on every child (recursively) and then on this module; returns ``self``."""

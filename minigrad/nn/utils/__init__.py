@@ -1,5 +1,10 @@
 """``nn.utils``: gradient clipping."""
 
-from minigrad.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_
+from minigrad.nn.utils.clip_grad import (
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
