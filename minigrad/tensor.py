@@ -724,11 +724,11 @@ class Tensor:
     def argmin(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         return reduction.argmin(self, dim, keepdim)
 
-    def softmax(self, dim: Any = None) -> Tensor:
-        return softmax.softmax(self, dim)
+    def softmax(self, dim: Any = None, dtype: Any = None) -> Tensor:
+        return softmax.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim: Any = None) -> Tensor:
-        return softmax.log_softmax(self, dim)
+    def log_softmax(self, dim: Any = None, dtype: Any = None) -> Tensor:
+        return softmax.log_softmax(self, dim, dtype)
 
     def matmul(self, other: Tensor) -> Tensor:
         return linalg.matmul(self, other)

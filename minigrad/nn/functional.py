@@ -32,7 +32,12 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "sig
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """y = input Wᵀ + b for input (*, in_features), weight (out_features, in_features)."""
+    """y = input Wᵀ + b for input (*, in_features), weight (out_features, in_features).
+
+    As in PyTorch, a weight vector (in_features,) without bias gives y = input @ weight, shape (*).
+    """
+    if weight.ndim == 1 and bias is None:
+        return _linear.linear(input, weight.unsqueeze(0)).squeeze(-1)
     return _linear.linear(input, weight, bias)
 
 
@@ -70,7 +75,8 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
-    """Pad with ``value``; ``pad`` lists (before, after) widths starting from the last dimension."""
+    """Pad with ``value`` ('constant'), or 'reflect', 'replicate', 'circular' copies of the input's edges;
+    ``pad`` lists (before, after) widths starting from the last dimension (negative widths crop)."""
     return _shape.pad(input, pad, mode, value)
 
 
@@ -94,12 +100,12 @@ def tanh(input: Tensor) -> Tensor:
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """e^xᵢ / Σⱼ e^xⱼ along ``dim``."""
-    return _softmax.softmax(input, dim, dtype)
+    return _softmax.softmax(input, dim, dtype, _stacklevel=_stacklevel + 1)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """xᵢ − log Σⱼ e^xⱼ along ``dim`` (stable: log-sum-exp)."""
-    return _softmax.log_softmax(input, dim, dtype)
+    return _softmax.log_softmax(input, dim, dtype, _stacklevel=_stacklevel + 1)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:

@@ -14,7 +14,7 @@ from typing import Any
 from minigrad import backend
 from minigrad.autograd.function import Function
 from minigrad.ops import inplace
-from minigrad.ops._util import wrap
+from minigrad.ops._util import ieee_results, wrap
 from minigrad.random import Generator, default_generator
 from minigrad.tensor import Tensor
 
@@ -34,22 +34,26 @@ class Dropout(Function):
     def forward(ctx, input, p, generator=None):
         x = input.array
         ctx.mask = dropout_mask(x.shape, p, x.dtype, input.device, generator)
-        return wrap(x * ctx.mask)
+        with ieee_results():  # inf · 0 = nan, as in PyTorch
+            return wrap(x * ctx.mask)
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(grad.array * ctx.mask), None, None
+        with ieee_results():
+            return wrap(grad.array * ctx.mask), None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,
             generator: Generator | None = None) -> Tensor:
     """``F.dropout``: identity unless ``training``; ``generator`` fixes the mask (minigrad's addition)."""
-    if not 0.0 <= p <= 1.0:
+    if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p != p:  # nan passes the check above in PyTorch too, and fails in its kernel
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:  # the identity, for any dtype
+        return input
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"dropout expects a floating point input, got dtype {input.dtype.name}")
-    if not training or p == 0:
-        return input
     if inplace_:
         return inplace.apply(input, "dropout_", lambda t: Dropout.apply(t, p, generator))
     return Dropout.apply(input, p, generator)

@@ -7,9 +7,10 @@ weight aᵢ = w[tᵢ] (0 where tᵢ == ignore_index). With log-probabilities ℓ
     nll:            lossᵢ = −aᵢ ℓ[i, tᵢ]                       d lossᵢ / d ℓᵢ = −aᵢ onehot(tᵢ)
     cross-entropy:  ℓ = log_softmax(x) (log-sum-exp),           d lossᵢ / d xᵢ = aᵢ (softmax(xᵢ) − onehot(tᵢ))
 
-'mean' divides the sum by Σ aᵢ (the weighted count of rows that are not ignored),
-'sum' does not, 'none' returns one loss per target. Label smoothing ε mixes in a
-uniform target: (1 − ε) times the loss above plus ε/C · Σ_c −w_c ℓ[i, c].
+'mean' divides the sum by Σ aᵢ (the weighted count of rows that are not ignored;
+0/0 = nan when every target is ignored, as in PyTorch), 'sum' does not, 'none' returns
+one loss per target. Label smoothing ε > 0 mixes in a uniform target: (1 − ε) times the
+loss above plus ε/C · Σ_c −w_c ℓ[i, c].
 The mean squared error at the end is composed of ordinary ops.
 """
 
@@ -22,7 +23,7 @@ from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import wrap, xp_of
+from minigrad.ops._util import ieee_results, wrap, xp_of
 from minigrad.tensor import Tensor
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -66,12 +67,18 @@ def _row_weights(ctx: Any, target: Tensor, weight: Tensor | None, ignore_index: 
     return weight.array.astype(dtype, copy=False)[ctx.classes] * valid
 
 
+def _loss_shape(input: Tensor, target: Tensor) -> tuple:
+    """The shape of reduction='none': the target's, and () for an unbatched input (C,) (target () or (1,))."""
+    return () if input.ndim == 1 else target.shape
+
+
 def _reduce(per_row: Any, reduction: str, total_weight: Any, target_shape: tuple) -> Any:
     if reduction == "none":
         return per_row.reshape(target_shape)
     if reduction == "sum":
         return per_row.sum()
-    return per_row.sum() / total_weight
+    with ieee_results():  # nothing to average over: 0 / 0 = nan, without NumPy's warning
+        return per_row.sum() / total_weight
 
 
 def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Any:
@@ -107,7 +114,7 @@ class CrossEntropy(Function):
         ctx.settings = (reduction, label_smoothing, input.shape)
         ctx.row_weight = a
         ctx.save_for_backward(wrap(logp), weight)
-        return wrap(_reduce(per_row, reduction, ctx.total_weight, target.shape))
+        return wrap(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -175,7 +182,7 @@ class NLL(Function):
         ctx.total_weight = a.sum()
         ctx.row_weight = a
         ctx.settings = (reduction, input.shape)
-        return wrap(_reduce(-a * picked, reduction, ctx.total_weight, target.shape))
+        return wrap(_reduce(-a * picked, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -192,12 +199,22 @@ class NLL(Function):
 # --- argument checks, with PyTorch's exception types and the shapes involved -------------------------
 
 def check_reduction(reduction: str) -> None:
-    if reduction not in REDUCTIONS:
+    if reduction not in REDUCTIONS + ("elementwise_mean",):
         raise ValueError(f"{reduction} is not a valid value for reduction (expected 'none', 'mean' or 'sum')")
 
 
+def resolve_reduction(reduction: str) -> str:
+    """``reduction`` checked; PyTorch's deprecated 'elementwise_mean' is 'mean', with its warning."""
+    check_reduction(reduction)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=4)
+        return "mean"
+    return reduction
+
+
 def check_class_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> None:
-    """Shapes (input (N, C, *) with target (N, *), or (C,) with ()), dtype int64, classes in range."""
+    """Shapes (input (N, C, *) with target (N, *), or (C,) with () or (1,)), dtype int64, classes in range."""
     if target.dtype.name not in ("int64", "uint8"):
         raise RuntimeError(f"expected target dtype to be Long (int64) class indices, but got "
                            f"{target.dtype.name} (input of shape {list(input.shape)}, target of shape "
@@ -206,14 +223,18 @@ def check_class_target(input: Tensor, target: Tensor, weight: Tensor | None, ign
     if input.ndim == 0:
         raise RuntimeError(f"expected an input of at least 1 dimension (C) or (N, C, ...), got {shapes}")
     if input.ndim == 1:
-        if target.ndim != 0:
+        if target.ndim > 1:
             raise RuntimeError(f"an unbatched input of shape (C,) needs a 0-dimensional target, got {shapes}")
+        if target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]} ({shapes})")
     elif input.ndim == 2:
-        if target.ndim != 1:
+        if target.ndim > 1:
             raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported ({shapes})")
-        if target.shape[0] != input.shape[0]:
+        batch = target.shape[0] if target.ndim == 1 else 0  # PyTorch counts a 0-d target as batch 0
+        if batch != input.shape[0]:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({target.shape[0]}) ({shapes}).")
+                             f"({batch}) ({shapes}).")
     elif tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}): "
                            f"the target must have the input's shape without its class dimension 1")
@@ -232,9 +253,10 @@ def check_class_target(input: Tensor, target: Tensor, weight: Tensor | None, ign
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy of logits ``input`` (N, C, *) against class indices (N, *) or probabilities (N, C, *)."""
-    check_reduction(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
+    reduction = resolve_reduction(reduction)
+    if label_smoothing > 1.0:  # PyTorch checks only the upper end: ε ≤ 0 (or nan) means no smoothing
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    label_smoothing = label_smoothing if label_smoothing > 0 else 0.0
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"cross_entropy expects floating point logits, got {input.dtype.name}")
     if target.dtype.is_floating_point:
@@ -244,8 +266,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
                                f"target of shape {list(target.shape)} (int64 targets are class indices)")
         if ignore_index != -100:
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if weight is not None and tuple(weight.shape) != (input.shape[1 if input.ndim > 1 else 0],):
-            raise RuntimeError(f"weight tensor should have one entry per class, got {list(weight.shape)}")
+        classes = input.shape[1 if input.ndim > 1 else 0]
+        if weight is not None and tuple(weight.shape) != (classes,):
+            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} "
+                               f"classes or no classes but got weight tensor of shape: {list(weight.shape)}")
         return CrossEntropyProbs.apply(input, target.to(input.dtype), weight, reduction, label_smoothing)
     check_class_target(input, target, weight, ignore_index)
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
@@ -254,7 +278,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of log-probabilities ``input`` (N, C, *) at class indices ``target`` (N, *)."""
-    check_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"nll_loss expects floating point log-probabilities, "
                                   f"got {input.dtype.name}")
@@ -264,7 +288,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (composed of ops)."""
-    check_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
         raise NotImplementedError(f"mse_loss is not implemented for integer tensors (got {input.dtype.name} "
                                   f"and {target.dtype.name})")

@@ -1,6 +1,6 @@
 """Shape operations: reshape/view/flatten/squeeze/unsqueeze, permute/transpose, expand,
-cat, stack and constant padding. They move numbers around without changing them, so
-each backward moves the gradient back the same way."""
+cat, stack and padding. They move numbers around without changing them, so each
+backward moves the gradient back the same way."""
 
 from __future__ import annotations
 
@@ -232,6 +232,8 @@ class ConstantPad(Function):
                                 for (before, after), n in zip(widths, a.array.shape))]
         positive = [(max(before, 0), max(after, 0)) for before, after in widths]
         ctx.crop = widths
+        if not widths:  # a 0-d tensor: nothing to pad
+            return wrap(cropped.copy())
         return wrap(xp.pad(cropped, positive, mode="constant", constant_values=value))
 
     @staticmethod
@@ -245,16 +247,116 @@ class ConstantPad(Function):
         return wrap(xp.pad(inside, restore, mode="constant")), None, None
 
 
+class GatherPad(Function):
+    """y = a[..., i(j)]: every output position j of a padded axis copies input position i(j);
+    da = dy scattered back onto i(j), where several j share one i their gradients add up."""
+
+    @staticmethod
+    def forward(ctx, a, key):
+        ctx.key, ctx.input_shape = key, a.array.shape
+        return wrap(a.array[key])
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minigrad.ops.indexing import scatter_add  # noqa: PLC0415 (indexing is a sibling op module)
+
+        return wrap(scatter_add(xp_of(grad), grad.array, ctx.input_shape, ctx.key)), None
+
+
+class ReflectionPad(GatherPad):
+    """Mirror at the edge, the edge itself not repeated:  [a b c d], pad 2 -> c b [a b c d] c b."""
+
+
+class ReplicationPad(GatherPad):
+    """Repeat the edge value:  [a b c d], pad 2 -> a a [a b c d] d d."""
+
+
+class CircularPad(GatherPad):
+    """Wrap around (periodic):  [a b c d], pad 2 -> c d [a b c d] a b."""
+
+
+PAD_FUNCTIONS = {"reflect": ReflectionPad, "replicate": ReplicationPad, "circular": CircularPad}
+
+
+def source_positions(xp: Any, size: int, before: int, after: int, mode: str) -> Any:
+    """i(j) for j = 0 .. size + before + after − 1: the input position output position j copies."""
+    j = xp.arange(size + before + after) - before          # j's position relative to the input
+    if mode == "reflect":                                  # −1 -> 1,  size -> size − 2
+        return (size - 1) - xp.abs((size - 1) - xp.abs(j))
+    if mode == "replicate":                                # clamp to the edge
+        return xp.clip(j, 0, size - 1)
+    # circular, as PyTorch: crop first (negative widths), then wrap around what is left
+    start, kept = max(-before, 0), size - max(-before, 0) - max(-after, 0)
+    wrapped = start + (j - start) % max(kept, 1)
+    return xp.clip(wrapped, 0, max(size - 1, 0))  # the clip matters only for empty inputs
+
+
+def _check_gather_pad(a: Tensor, widths: list, pad: Any, mode: str, value: Any) -> None:
+    """PyTorch's rules for reflect / replicate / circular (the last 1, 2 or 3 dimensions)."""
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    axes = len(pad) // 2
+    if axes not in (1, 2, 3) or a.ndim not in (axes + 1, axes + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {a.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode != "circular" and 0 in a.shape[-axes - 1:]:
+        raise RuntimeError(f"Expected {axes + 1}D or {axes + 2}D (batch mode) tensor with possibly 0 batch "
+                           f"size and other non-zero dimensions for input, but got: {list(a.shape)}")
+    padded = range(a.ndim - axes, a.ndim)
+    sizes = [a.shape[axis] + sum(widths[axis]) for axis in padded]
+    if min(sizes) < 0 or (mode != "circular" and max(sizes) < 1):
+        raise RuntimeError(f"input of shape {list(a.shape)} is too small for padding {list(pad)}: calculated "
+                           f"output sizes {sizes} (negative widths crop; no size may be negative"
+                           f"{'' if mode == 'circular' else ', and not all zero'})")
+    for axis in reversed(padded):   # PyTorch checks the last dimension first
+        (before, after), size = widths[axis], a.shape[axis]
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({before}, {after}) at dimension {axis} of "
+                               f"input {list(a.shape)}")
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
+                               f"{after}) at dimension {axis} of size {size}")
+        kept = size - max(-before, 0) - max(-after, 0)
+        if mode == "circular" and max(before, after) > kept and a.numel() and min(sizes) > 0:
+            # PyTorch copies uninitialised memory here: the wrap reaches past what the cropping left
+            raise RuntimeError(f"circular padding ({before}, {after}) of dimension {axis} (size {size}) "
+                               f"wraps around more than the {max(kept, 0)} entries left after cropping")
+
+
 def pad(a: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
-    """``F.pad``: ``pad`` lists (before, after) widths starting from the LAST dimension."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad: only mode='constant' is implemented in minigrad, got {mode!r}")
-    if len(pad) % 2 != 0 or len(pad) // 2 > a.ndim:
-        raise RuntimeError(f"Padding length must be divisible by 2 and at most twice the number of "
-                           f"dimensions of the input ({a.ndim}), got {len(pad)}")
+    """``F.pad``: ``pad`` lists (before, after) widths starting from the LAST dimension; negative widths crop.
+
+    ``mode``: 'constant' (``value``, any number of dimensions), or 'reflect', 'replicate', 'circular'
+    (the last 1, 2 or 3 dimensions of a batched or unbatched input, as in PyTorch).
+    """
+    if mode not in ("constant", *PAD_FUNCTIONS):
+        raise NotImplementedError(f"Unrecognised padding mode {mode} (expected 'constant', 'reflect', "
+                                  f"'replicate' or 'circular')")
+    for width in pad:
+        if isinstance(width, float):
+            raise TypeError(f"pad(): argument 'pad' must be tuple of ints, but found element of type float "
+                            f"({list(pad)})")
+    if len(pad) % 2 != 0:
+        raise RuntimeError(f"Padding length must be divisible by 2, got {len(pad)} widths {list(pad)}")
+    if len(pad) // 2 > a.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension "
+                           f"but got padding length {len(pad)} and input of dimension {a.ndim}")
     widths = [(0, 0)] * a.ndim
     for i in range(len(pad) // 2):
         widths[a.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    if mode != "constant":
+        _check_gather_pad(a, widths, pad, mode, value)
+        xp = xp_of(a)
+        lead = a.ndim - len(pad) // 2
+        maps = [source_positions(xp, a.shape[axis], *widths[axis], mode) for axis in range(lead, a.ndim)]
+        # one index array per padded axis, shaped to broadcast into an open grid (like numpy.ix_)
+        grid = tuple(m.reshape((-1,) + (1,) * (len(maps) - 1 - k)) for k, m in enumerate(maps))
+        return PAD_FUNCTIONS[mode].apply(a, (slice(None),) * lead + grid)
     for (before, after), n in zip(widths, a.shape):
         if n + before + after < 0:
             raise RuntimeError(f"pad: the padded size {n + before + after} of a dimension of size {n} "

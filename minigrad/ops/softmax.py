@@ -1,4 +1,7 @@
-"""Softmax and log-softmax along one dimension, stable for any input size (log-sum-exp)."""
+"""Softmax and log-softmax along one dimension, stable for any input size (log-sum-exp).
+
+A 0-d tensor is one class (softmax 1, log-softmax 0); an empty tensor gives an empty result;
+±inf inputs give PyTorch's inf/nan results, without NumPy's warnings."""
 
 from __future__ import annotations
 
@@ -6,15 +9,18 @@ import warnings
 from typing import Any
 
 from minigrad.autograd.function import Function
-from minigrad.ops._util import reduction_axes, wrap, xp_of
-from minigrad.tensor import Tensor
+from minigrad.ops._util import ieee_results, wrap, xp_of
+from minigrad.tensor import Tensor, _normalize_dim
 
 
 def _log_softmax_array(x: Any, axis: int) -> Any:
     """x - logsumexp(x): subtracting the max first keeps every exponent ≤ 0."""
     xp = xp_of(Tensor(x))
-    shifted = x - x.max(axis=axis, keepdims=True)
-    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    if x.size == 0:  # no maximum to subtract (and nothing to normalise)
+        return x.copy()
+    with ieee_results():  # inf − inf = nan and log(0) = −inf, as in PyTorch
+        shifted = x - x.max(axis=axis, keepdims=True)
+        return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
 
 class Softmax(Function):
@@ -32,7 +38,8 @@ class Softmax(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y, g = out.array, grad.array
-        return wrap(y * (g - (g * y).sum(axis=ctx.axis, keepdims=True))), None
+        with ieee_results():
+            return wrap(y * (g - (g * y).sum(axis=ctx.axis, keepdims=True))), None
 
 
 class LogSoftmax(Function):
@@ -50,17 +57,20 @@ class LogSoftmax(Function):
         (out,) = ctx.saved_tensors
         xp = xp_of(grad)
         g = grad.array
-        return wrap(g - xp.exp(out.array) * g.sum(axis=ctx.axis, keepdims=True)), None
+        with ieee_results():
+            return wrap(g - xp.exp(out.array) * g.sum(axis=ctx.axis, keepdims=True)), None
 
 
-def _softmax_axis(a: Tensor, dim: Any, name: str) -> int:
-    if dim is None:  # PyTorch's legacy implicit choice, with its warning
+def _softmax_axis(a: Tensor, dim: Any, name: str, stacklevel: int) -> int:
+    """The one axis to normalise over: ``dim`` (an int; a 0-d tensor takes 0 or -1), or PyTorch's legacy
+    implicit choice for ``dim=None``, with its warning."""
+    if dim is None:
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
-                      "Change the call to include dim=X as an argument.", stacklevel=3)
+                      "Change the call to include dim=X as an argument.", stacklevel=stacklevel)
         dim = 0 if a.ndim in (0, 1, 3) else 1
-    if a.ndim == 0:
-        return 0
-    return reduction_axes(dim, a.ndim)[0]
+    if isinstance(dim, bool) or not isinstance(dim, int) and not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    return _normalize_dim(int(dim), max(a.ndim, 1))
 
 
 def _floating(a: Tensor, dtype: Any) -> Tensor:
@@ -73,15 +83,19 @@ def _floating(a: Tensor, dtype: Any) -> Tensor:
     return a
 
 
-def softmax(a: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+def softmax(a: Tensor, dim: Any = None, dtype: Any = None, *, _stacklevel: int = 3) -> Tensor:
+    """e^xᵢ / Σⱼ e^xⱼ along ``dim``, computed in ``dtype`` if given."""
+    axis = _softmax_axis(a, dim, "softmax", _stacklevel)
     a = _floating(a, dtype)
     if a.ndim == 0:
         return Softmax.apply(a.reshape(1), 0).reshape(())
-    return Softmax.apply(a, _softmax_axis(a, dim, "softmax"))
+    return Softmax.apply(a, axis)
 
 
-def log_softmax(a: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+def log_softmax(a: Tensor, dim: Any = None, dtype: Any = None, *, _stacklevel: int = 3) -> Tensor:
+    """xᵢ − log Σⱼ e^xⱼ along ``dim``, computed in ``dtype`` if given."""
+    axis = _softmax_axis(a, dim, "log_softmax", _stacklevel)
     a = _floating(a, dtype)
     if a.ndim == 0:
         return LogSoftmax.apply(a.reshape(1), 0).reshape(())
-    return LogSoftmax.apply(a, _softmax_axis(a, dim, "log_softmax"))
+    return LogSoftmax.apply(a, axis)

@@ -20,8 +20,8 @@ from minigrad.nn import init
 from minigrad.nn.modules.module import Module
 from minigrad.nn.modules.utils import _pair, _reverse_repeat_tuple
 from minigrad.nn.parameter import Parameter
-from minigrad.ops._util import xp_of
 from minigrad.ops.conv.algorithms import ALGORITHMS
+from minigrad.ops.conv.functional import _same_padding
 from minigrad.tensor import Tensor
 
 __all__ = ["Conv2d"]
@@ -82,7 +82,7 @@ class Conv2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         if self.padding_mode != "zeros":
-            padded = _pad_by_mode(input, self._reversed_padding_repeated_twice, self.padding_mode)
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return F.conv2d(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups,
                             algorithm=self.algorithm)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
@@ -109,55 +109,11 @@ class Conv2d(Module):
 def _explicit_padding(padding: Any, kernel_size: tuple, dilation: tuple) -> list | tuple:
     """``(left, right, top, bottom)``: the padding as ``F.pad`` takes it (last dimension first).
 
-    'same' pads d·(k − 1) in total per dimension, the smaller half before (as PyTorch).
+    'same' pads d·(k − 1) in total per dimension, the odd one out after (as ``F.conv2d`` does).
     """
     if padding == "valid":
         return [0, 0, 0, 0]
     if padding == "same":
-        widths = []
-        for d, k in zip(reversed(dilation), reversed(kernel_size)):
-            total = d * (k - 1)
-            widths += [total // 2, total - total // 2]
-        return widths
+        (top, left), (extra_h, extra_w) = _same_padding((0, 0, *kernel_size), (1, 1), dilation)
+        return [left, left + extra_w, top, top + extra_h]
     return _reverse_repeat_tuple(padding, 2)
-
-
-def _padded_positions(xp: Any, size: int, before: int, after: int, mode: str) -> Any:
-    """For each position j = −before … size + after − 1 of the padded axis, the input index it copies.
-
-    reflect: …2 1 | 0 1 2 … n−1 | n−2 n−3…    replicate: 0 0 | 0 1 … n−1 | n−1 n−1
-    circular: n−2 n−1 | 0 1 … n−1 | 0 1
-    """
-    j = xp.arange(-before, size + after)
-    if mode == "replicate":
-        return xp.clip(j, 0, size - 1)
-    if mode == "circular":
-        return j % size
-    j = xp.abs(j)                                    # reflect: mirror at 0, then at n − 1
-    return xp.where(j > size - 1, 2 * (size - 1) - j, j)
-
-
-def _pad_by_mode(input: Tensor, pad: Any, mode: str) -> Tensor:
-    """Pad the last two dimensions by ``mode``, as ``F.pad(input, pad, mode)`` for 3-D and 4-D input.
-
-    Padding is a gather: row i of the result is row ``rows[i]`` of the input (likewise columns),
-    so the backward (a scatter-add) sends each padded copy's gradient back to its source.
-    """
-    if input.dim() not in (3, 4):
-        raise NotImplementedError(f"Padding size 4 is not supported for {input.dim()}D input tensor (mode "
-                                  f"{mode!r} pads 3-D or 4-D input)")
-    left, right, top, bottom = pad
-    height, width = input.shape[-2:]
-    for axis, size, before, after in ((input.dim() - 1, width, left, right),
-                                      (input.dim() - 2, height, top, bottom)):
-        if mode == "reflect" and (before >= size or after >= size):
-            raise RuntimeError(f"Padding size should be less than the corresponding input dimension, but "
-                               f"got: padding ({before}, {after}) at dimension {axis} of input "
-                               f"{list(input.shape)}")
-        if mode == "circular" and (before > size or after > size):
-            raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
-                               f"{after}) at dimension {axis} of input {list(input.shape)}")
-    xp = xp_of(input)
-    rows = _padded_positions(xp, height, top, bottom, mode)
-    cols = _padded_positions(xp, width, left, right, mode)
-    return input[..., rows[:, None], cols[None, :]]
