@@ -29,6 +29,7 @@ import json
 import math
 import os
 import secrets
+import struct
 import zipfile
 import zlib
 from collections import OrderedDict
@@ -71,6 +72,8 @@ def _save_to_path(obj: Any, path: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):  # else the error would name the temporary file
         raise RuntimeError(f"Parent directory {directory} does not exist (saving to {path!r}).")
+    if os.path.isdir(path):  # else os.replace fails late, naming the temporary file
+        raise RuntimeError(f"Can't save to {path!r}: it is a directory, not a file.")
     temporary = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
     try:
         with open(temporary, "xb") as stream:  # 'x': never clobber a file of the same name
@@ -205,15 +208,19 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_onl
     tensor returns to the device it was saved from, and a 'cuda' tensor on a machine without
     CUDA raises. ``weights_only`` is accepted for PyTorch compatibility: minigrad files only
     ever hold data, so loading is always as safe as PyTorch's ``weights_only=True``.
+    Objects saved one after another into one file object load back in that order.
     """
     name = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else repr(getattr(f, "name", f))
     _check_map_location(map_location)
     with _open_for_reading(f) as stream:
         _check_magic(stream, name)
         try:
-            with zipfile.ZipFile(stream) as archive:
+            archive, end = _open_archive(stream)
+            with archive:
                 header = _read_header(archive, name)
-                return _Reader(archive, name, map_location).decode(header["object"])
+                obj = _Reader(archive, name, map_location).decode(header["object"])
+            stream.seek(end)  # where the next object saved into the same stream starts
+            return obj
         except _READ_ERRORS as error:
             raise RuntimeError(f"{name} is not a valid minigrad file (corrupt or truncated): "
                                f"{error}") from error
@@ -228,6 +235,60 @@ def _open_for_reading(f: Any) -> Any:
         yield f
     else:  # zip archives are read from the end: a pipe or socket is read into memory first
         yield io.BytesIO(f.read())
+
+
+def _open_archive(stream: IO[bytes]) -> tuple[zipfile.ZipFile, int]:
+    """The zip archive that starts at the stream's position, and the position where it ends.
+
+    zipfile finds an archive from the end of the stream: with several objects saved one after
+    another into one file object, that is the last of them. Then the archive that starts
+    here is cut out of the bytes that follow, so that loads read the objects in order.
+    """
+    start = stream.tell()
+    archive = zipfile.ZipFile(stream)
+    if _first_offset(archive) == start:  # the usual case: the archive here is the last one
+        return archive, _end_of(archive, stream)
+    archive.close()
+    stream.seek(start)
+    archive, length = _first_archive(stream.read())
+    return archive, start + length
+
+
+def _first_offset(archive: zipfile.ZipFile) -> int:
+    return min((info.header_offset for info in archive.infolist()), default=-1)
+
+
+_END_OF_ARCHIVE = b"PK\x05\x06"  # the end-of-central-directory record closes every zip archive
+_ZIP64_LOCATOR = b"PK\x06\x07"
+
+
+def _end_of(archive: zipfile.ZipFile, stream: IO[bytes]) -> int:
+    """Where ``archive``'s end record ends: its central directory (at ``start_dir``) runs up to it,
+    or up to the zip64 record and locator (20 bytes) before it."""
+    stream.seek(archive.start_dir)
+    tail = stream.read()
+    found = tail.find(_END_OF_ARCHIVE)
+    while found != -1 and found + 22 <= len(tail):
+        directory_size, _, comment = struct.unpack_from("<LLH", tail, found + 12)
+        if directory_size == found or tail[found - 20:found - 16] == _ZIP64_LOCATOR:
+            return archive.start_dir + found + 22 + comment
+        found = tail.find(_END_OF_ARCHIVE, found + 1)
+    return archive.start_dir + len(tail)
+
+
+def _first_archive(data: bytes) -> tuple[zipfile.ZipFile, int]:
+    """The zip archive at the start of ``data`` and its length: it ends at the first end record
+    that closes an archive whose first entry is at offset 0 (a chance match in array bytes does not)."""
+    found = data.find(_END_OF_ARCHIVE)
+    while found != -1 and found + 22 <= len(data):
+        (comment,) = struct.unpack_from("<H", data, found + 20)
+        length = found + 22 + comment
+        with contextlib.suppress(zipfile.BadZipFile):
+            archive = zipfile.ZipFile(io.BytesIO(data[:length]))
+            if _first_offset(archive) == 0:
+                return archive, length
+        found = data.find(_END_OF_ARCHIVE, found + 1)
+    return zipfile.ZipFile(io.BytesIO(data)), len(data)  # no complete archive: zipfile says what is wrong
 
 
 def _check_magic(stream: IO[bytes], name: str) -> None:

@@ -2,7 +2,7 @@
 
 from minigrad.data.collate import default_collate, default_convert
 from minigrad.data.dataloader import DataLoader
-from minigrad.data.dataset import Dataset, SampleBatch, Subset, TensorDataset, random_split
+from minigrad.data.dataset import ConcatDataset, Dataset, SampleBatch, Subset, TensorDataset, random_split
 from minigrad.data.idx import parse_idx, read_idx
 from minigrad.data.mnist import MNIST
 from minigrad.data.sampler import (
@@ -16,6 +16,7 @@ from minigrad.data.sampler import (
 __all__ = [
     "MNIST",
     "BatchSampler",
+    "ConcatDataset",
     "DataLoader",
     "Dataset",
     "RandomSampler",

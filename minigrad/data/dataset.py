@@ -8,8 +8,9 @@ build the batch from whole arrays, with no Python loop over the samples.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy
@@ -18,7 +19,7 @@ from minigrad.backend import from_host
 from minigrad.random import default_generator
 from minigrad.tensor import Tensor
 
-__all__ = ["Dataset", "SampleBatch", "Subset", "TensorDataset", "random_split"]
+__all__ = ["ConcatDataset", "Dataset", "SampleBatch", "Subset", "TensorDataset", "random_split"]
 
 
 class Dataset:
@@ -26,6 +27,10 @@ class Dataset:
 
     def __getitem__(self, index: int) -> Any:
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other: Any) -> ConcatDataset:
+        """``a + b``: the samples of ``a`` followed by those of ``b``."""
+        return ConcatDataset([self, other])
 
 
 class SampleBatch(Sequence):
@@ -110,6 +115,32 @@ class Subset(Dataset):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class ConcatDataset(Dataset):
+    """Datasets one after another: index ``i`` falls in the first dataset whose cumulative size exceeds it.
+
+    ``cumulative_sizes[k]`` is the number of samples in datasets ``0..k``, so dataset ``k`` holds
+    the indices ``cumulative_sizes[k-1] <= i < cumulative_sizes[k]``.
+    """
+
+    def __init__(self, datasets: Iterable[Any]):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise AssertionError("datasets should not be an empty iterable")  # PyTorch asserts this
+        self.cumulative_sizes = numpy.cumsum([len(d) for d in self.datasets]).tolist()
+
+    def __len__(self) -> int:
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, index: int) -> Any:
+        if index < 0:
+            if -index > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            index += len(self)
+        which = bisect.bisect_right(self.cumulative_sizes, index)
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][index - start]
 
 
 def _split_lengths(lengths: Sequence[int | float], total: int) -> list[int]:

@@ -145,6 +145,8 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype is _dtypes.bool:  # max(True, 0) has no meaning PyTorch accepts
+            raise RuntimeError("Boolean inputs not supported for relu")
         out = wrap(xp_of(a).maximum(a.array, 0).astype(a.array.dtype, copy=False))
         ctx.save_for_backward(out)
         return out

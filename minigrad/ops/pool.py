@@ -14,10 +14,13 @@ included: a last, partial window is kept if it starts inside the input or left p
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
+from minigrad.ops._util import ieee_results
+from minigrad.ops.conv.functional import not_implemented_for
 from minigrad.ops.conv.geometry import Pair, window
 from minigrad.tensor import Tensor
 
@@ -233,12 +236,23 @@ def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, c
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, one, ceil_mode)
     framed = _padded(x, out_shape, kernel_size, stride, padding, one, 0)
     total = xp.zeros(x.shape[:-2] + out_shape, dtype=x.dtype)
-    for _, view in _taps(out_shape, kernel_size, stride, one):
-        total += framed[view]
+    with ieee_results():                                  # inf + (−inf) = nan, silently, as in PyTorch
+        for _, view in _taps(out_shape, kernel_size, stride, one):
+            total += framed[view]
     divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
                                  divisor_override, xp, x.dtype)
+    if x.dtype.kind != "f":
+        return _truncated_quotient(total, divisor)
     total /= divisor
     return total
+
+
+def _truncated_quotient(total: Any, divisor: Any) -> Any:
+    """Integer averages as PyTorch computes them (int64): the quotient rounded toward zero, −7 / 4 = −1."""
+    xp = get_array_module(total)
+    divisor = xp.asarray(divisor, dtype=total.dtype)
+    magnitude = xp.abs(total) // xp.abs(divisor)
+    return xp.where((total < 0) != (divisor < 0), -magnitude, magnitude)
 
 
 def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
@@ -260,14 +274,30 @@ def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, st
 
 # --- autograd Functions and the public functions ---------------------------------------------------
 
-def _pool_pair(value: Any, name: str) -> Pair:
-    if isinstance(value, int):
-        return (value, value)
-    values = tuple(int(v) for v in value)
+def _pool_int(value: Any, name: str, function: str, expected: str = "tuple of ints") -> int:
+    """An int (NumPy ints too); PyTorch refuses floats and bools for sizes with a TypeError."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{function}(): argument '{name}' must be {expected}, but got {value!r} of type "
+                        f"{type(value).__name__}")
+    return operator.index(value)
+
+
+def _pool_pair(value: Any, name: str, function: str) -> Pair:
+    """An int or a sequence of one or two ints, as the pair (along height, along width)."""
+    values = (value,) if not isinstance(value, (tuple, list)) else value
+    values = tuple(_pool_int(v, name, function) for v in values)
     if len(values) not in (1, 2):
-        raise RuntimeError(f"max_pool2d/avg_pool2d: {name} must either be a single int, or a tuple of two "
-                           f"ints, but got {name}={list(values)}")
+        raise RuntimeError(f"{function}: {name} must either be a single int, or a tuple of two ints, but got "
+                           f"{name}={list(values)}")
     return values * 2 if len(values) == 1 else values
+
+
+def _check_dtype(x: Tensor, function: str) -> None:
+    """max_pool2d takes every dtype but bool; avg_pool2d floats and int64 (as PyTorch on the CPU)."""
+    kind, name = x.dtype.numpy.kind, x.dtype.numpy.name
+    supported = kind != "b" if function == "max_pool2d" else kind == "f" or name == "int64"
+    if not supported:
+        raise not_implemented_for(function, x)
 
 
 def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
@@ -277,15 +307,17 @@ def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilat
         raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got input of "
                            f"size {list(x.shape)}")
     if min(kernel_size) <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got "
-                           f"kernel_size={list(kernel_size)}")
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel_size[0]} "
+                           f"kW: {kernel_size[1]}")
     if min(stride) <= 0:
-        raise RuntimeError(f"stride should not be zero, but got stride={list(stride)}")
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
     if min(dilation) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
                            f"dilationW: {dilation[1]}")
+    if min(padding) < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
     for axis in (0, 1):
-        if padding[axis] < 0 or padding[axis] > (dilation[axis] * (kernel_size[axis] - 1) + 1) // 2:
+        if padding[axis] > (dilation[axis] * (kernel_size[axis] - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={padding[axis]}, kernel_size={kernel_size[axis]} and "
                                f"dilation={dilation[axis]}")
@@ -342,10 +374,13 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
 
     With ``return_indices``, also each maximum's flat index into its H·W input plane.
     """
-    kernel_size = _pool_pair(kernel_size, "kernel_size")
-    stride = kernel_size if stride is None or stride == [] or stride == () else _pool_pair(stride, "stride")
-    padding, dilation = _pool_pair(padding, "padding"), _pool_pair(dilation, "dilation")
+    name = "max_pool2d"
+    kernel_size = _pool_pair(kernel_size, "kernel_size", name)
+    stride = kernel_size if stride is None or stride == [] or stride == () else \
+        _pool_pair(stride, "stride", name)
+    padding, dilation = _pool_pair(padding, "padding", name), _pool_pair(dilation, "dilation", name)
     _check_pool(input, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_dtype(input, name)
     return MaxPool2dFunction.apply(input, kernel_size, stride, padding, dilation, bool(ceil_mode),
                                    bool(return_indices))
 
@@ -353,12 +388,24 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002 (PyTorch's name)
                padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
-    """Mean over windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.avg_pool2d``."""
-    kernel_size = _pool_pair(kernel_size, "kernel_size")
-    stride = kernel_size if stride is None or stride == [] or stride == () else _pool_pair(stride, "stride")
-    padding = _pool_pair(padding, "padding")
+    """Mean over windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.avg_pool2d``.
+
+    Floating point, or int64 (each mean rounded toward zero, as PyTorch does).
+    """
+    name = "avg_pool2d"
+    if input.ndim < 3:  # PyTorch reads the channel count, size(-3), before any check: an IndexError
+        raise IndexError(f"Dimension out of range (got -3 for an input of {input.ndim} dimensions): "
+                         f"avg_pool2d expects (C, H, W) or (N, C, H, W), but got input of size "
+                         f"{list(input.shape)}")
+    kernel_size = _pool_pair(kernel_size, "kernel_size", name)
+    stride = kernel_size if stride is None or stride == [] or stride == () else \
+        _pool_pair(stride, "stride", name)
+    padding = _pool_pair(padding, "padding", name)
+    if divisor_override is not None:
+        divisor_override = _pool_int(divisor_override, "divisor_override", name, "int")
     _check_pool(input, kernel_size, stride, padding, (1, 1), ceil_mode)
-    if divisor_override is not None and divisor_override == 0:
+    _check_dtype(input, name)
+    if divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     return AvgPool2dFunction.apply(input, kernel_size, stride, padding, bool(ceil_mode),
                                    bool(count_include_pad), divisor_override)

@@ -7,19 +7,21 @@ first restores the reduced axes (as size 1) and then broadcasts over them.
 from __future__ import annotations
 
 import builtins
+import math
+import warnings
 from typing import Any
 
+from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
-from minigrad import return_types
 from minigrad.autograd.function import Function
-from minigrad.ops._util import product, reduction_axes, wrap, xp_of
+from minigrad.ops._util import ieee_results, product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor
 
 
-def _expand_back(grad: Tensor, ctx: Any) -> Any:
-    """The output gradient broadcast back over the input's shape."""
-    xp = xp_of(grad)
-    g = grad.array
+def _expand_back(grad: Tensor | Any, ctx: Any) -> Any:
+    """The output gradient (a Tensor or its array) broadcast back over the input's shape."""
+    g = grad.array if isinstance(grad, Tensor) else grad
+    xp = backend.get_array_module(g)
     if not ctx.keepdim:
         g = g.reshape(ctx.kept_shape)
     return xp.broadcast_to(g, ctx.input_shape)
@@ -29,6 +31,11 @@ def _remember_shapes(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool) -> 
     ctx.input_shape = a.array.shape
     ctx.keepdim = keepdim
     ctx.kept_shape = tuple(1 if axes is None or i in axes else n for i, n in enumerate(a.array.shape))
+
+
+def _reduced_count(shape: tuple, axes: tuple | None) -> int:
+    """N, the number of elements each output value is reduced from (0 when a reduced dim is empty)."""
+    return product(tuple(n for i, n in enumerate(shape) if axes is None or i in axes))
 
 
 class Sum(Function):
@@ -58,8 +65,12 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, a, axes, keepdim):
         _remember_shapes(ctx, a, axes, keepdim)
-        out = a.array.mean(axis=axes, keepdims=keepdim)
-        ctx.count = a.array.size // builtins.max(out.size, 1) if a.array.size else 0
+        ctx.count = _reduced_count(a.array.shape, axes)
+        if a.array.size == 0:  # the mean of nothing is 0/0 = nan, silently as in PyTorch (NumPy's warns)
+            with ieee_results():
+                out = a.array.sum(axis=axes, keepdims=keepdim) / ctx.count
+        else:
+            out = a.array.mean(axis=axes, keepdims=keepdim)
         return wrap(out.astype(a.array.dtype, copy=False))
 
     @staticmethod
@@ -76,54 +87,133 @@ def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     return Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
 
 
+def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float) -> Any:
+    """Σ (a - ā)² / max(N - correction, 0) as an array; nan or inf (no warning) when that is 0."""
+    _remember_shapes(ctx, a, axes, keepdim)
+    ctx.axes, ctx.correction = axes, correction
+    ctx.count = _reduced_count(a.array.shape, axes)
+    x = a.array
+    with ieee_results():  # N - correction <= 0 divides by 0, and inf - inf = nan: PyTorch stays silent
+        centred = x - x.sum(axis=axes, keepdims=True) / ctx.count
+        out = (centred * centred).sum(axis=axes, keepdims=keepdim) / builtins.max(ctx.count - correction, 0)
+    return out.astype(x.dtype, copy=False)
+
+
+def _var_backward(ctx: Any, grad: Any, a: Tensor) -> Any:
+    """d var / da = 2 (a - ā) / (N - correction), with PyTorch's values when N - correction <= 0."""
+    xp = xp_of(a)
+    x = a.array
+    g = _expand_back(grad, ctx)
+    dof = ctx.count - ctx.correction
+    with ieee_results():
+        centred = x - x.sum(axis=ctx.axes, keepdims=True) / ctx.count
+        if dof <= 0 and ctx.axes is None:  # PyTorch's convention for a full reduction: nan at ā, else inf
+            return g * xp.where(centred == 0, x.dtype.type(math.nan), x.dtype.type(math.inf))
+        return g * centred * (2 / dof if dof != 0 else math.inf)
+
+
 class Var(Function):
     """y = Σ (a - ā)² / (N - correction);   dy/da = 2 (a - ā) / (N - correction)."""
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
-        _remember_shapes(ctx, a, axes, keepdim)
         ctx.save_for_backward(a)
-        ctx.axes, ctx.correction = axes, correction
-        out = a.array.var(axis=axes, ddof=correction, keepdims=keepdim)
-        return wrap(out.astype(a.array.dtype, copy=False))
+        return wrap(_var_forward(ctx, a, axes, keepdim, correction))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = a.array
-        centred = x - x.mean(axis=ctx.axes, keepdims=True)
-        count = x.size // product(ctx.kept_shape)
-        return wrap(_expand_back(grad, ctx) * centred * (2 / (count - ctx.correction))), None, None, None
+        return wrap(_var_backward(ctx, grad.array, a)), None, None, None
 
 
-def _correction(unbiased: Any, correction: Any) -> int:
+class Std(Function):
+    """y = sqrt(var(a));   dy/da = dvar/da / (2y), taken as 0 where y = 0 (constant data), as PyTorch."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim, correction):
+        xp = xp_of(a)
+        out = wrap(xp.sqrt(_var_forward(ctx, a, axes, keepdim, correction)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        xp = xp_of(a)
+        with ieee_results():
+            grad_var = xp.where(out.array == 0, out.array.dtype.type(0), grad.array / (2 * out.array))
+        return wrap(_var_backward(ctx, grad_var, a)), None, None, None
+
+
+def _correction(unbiased: Any, correction: Any) -> float:
     if correction is not None:
+        if unbiased is not None:  # PyTorch has no signature taking both
+            raise TypeError(f"var()/std() take unbiased or correction, not both (got unbiased={unbiased}, "
+                            f"correction={correction})")
         return correction
     return 0 if unbiased is False else 1
 
 
-def var(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
-        correction: Any = None) -> Tensor:
+def _check_degrees_of_freedom(a: Tensor, axes: tuple | None, keepdim: bool, correction: float,
+                              name: str) -> None:
+    """PyTorch's UserWarning when N - correction <= 0 (N = input numel / output numel, or 0)."""
+    kept = tuple(1 if axes is None or i in axes else n for i, n in enumerate(a.shape))
+    out_numel = product(kept)
+    count = a.numel() // out_numel if out_numel else 0
+    if count - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      f"reduction factor (input numel divided by output numel); got {count} element(s) "
+                      f"and correction={correction}.", UserWarning, stacklevel=4)
+
+
+def _var_or_std(function: type, name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+                correction: Any) -> Tensor:
     if isinstance(dim, bool):  # var(unbiased) positional form
         dim, unbiased = None, dim
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"std and var only support floating point and complex dtypes, got {a.dtype.name}")
-    return Var.apply(a, reduction_axes(dim, a.ndim), keepdim, _correction(unbiased, correction))
+    axes, correction = reduction_axes(dim, a.ndim), _correction(unbiased, correction)
+    _check_degrees_of_freedom(a, axes, keepdim, correction, name)
+    return function.apply(a, axes, keepdim, correction)
+
+
+def var(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    return _var_or_std(Var, "var", a, dim, unbiased, keepdim, correction)
 
 
 def std(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    return var(a, dim, unbiased, keepdim, correction=correction).sqrt()
+    return _var_or_std(Std, "std", a, dim, unbiased, keepdim, correction)
+
+
+_NO_DIM = "{}(): Expected reduction dim to be specified for input.numel() == 0 (input of shape {}). " \
+          "Specify the reduction dim with the 'dim' argument."
+_EMPTY_DIM = "{}(): Expected reduction dim {} to have non-zero size (input of shape {})."
+
+
+def _check_not_empty(a: Tensor, dim: Any, axes: tuple | None, name: str) -> None:
+    """A max or min over no elements has no value: PyTorch raises (RuntimeError without a dim,
+    IndexError naming the first empty reduced dim as given); reducing the other dims is fine."""
+    if axes is None and a.numel() == 0:
+        raise RuntimeError(_NO_DIM.format(name, list(a.shape)))
+    given = dim if isinstance(dim, (tuple, list)) else (dim,)
+    for d, axis in zip(given, axes or ()):
+        if a.shape[axis] == 0:
+            raise IndexError(_EMPTY_DIM.format(name, d, list(a.shape)))
 
 
 class Amax(Function):
-    """y = max of a over ``dim``; the gradient is shared evenly among the maxima (ties)."""
+    """y = max of a over ``dim``; the gradient is shared evenly among the maxima (ties).
+
+    A nan is the maximum of anything it is in. ``max()``/``min()`` give the gradient to the nans;
+    ``amax``/``amin`` find no element equal to nan and give nan everywhere, both as PyTorch.
+    """
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
-        if a.array.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         _remember_shapes(ctx, a, axes, keepdim)
+        ctx.name = name
         out = getattr(a.array, "max" if name in ("amax", "max") else "min")(axis=axes, keepdims=keepdim)
         out = wrap(out)
         ctx.save_for_backward(a, out)
@@ -132,11 +222,15 @@ class Amax(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        xp = xp_of(a)
         extreme = out.array if ctx.keepdim else out.array.reshape(ctx.kept_shape)
         hits = a.array == extreme
+        if ctx.name in ("max", "min") and a.dtype.is_floating_point:
+            hits = hits | (xp.isnan(a.array) & xp.isnan(extreme))
         axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1) or None
         count = hits.sum(axis=axes, keepdims=True) if axes else 1
-        return wrap(_expand_back(grad, ctx) * hits / count), None, None, None
+        with ieee_results():  # amax over a nan: no hits, 0/0 = nan, silently
+            return wrap(_expand_back(grad, ctx) * hits / count), None, None, None
 
 
 class MaxDim(Function):
@@ -146,7 +240,7 @@ class MaxDim(Function):
     def forward(ctx, a, axis, keepdim, name):
         array = a.array
         if array.shape and array.shape[axis] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+            raise IndexError(_EMPTY_DIM.format(name, axis, list(array.shape)))
         xp = xp_of(a)
         arg = array.argmax(axis=axis) if name == "max" else array.argmin(axis=axis)
         arg = xp.expand_dims(arg, axis) if array.ndim else arg
@@ -178,10 +272,20 @@ def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
     if isinstance(dim, Tensor):  # max(a, b): elementwise
         return elementwise.maximum(a, dim) if name == "max" else elementwise.minimum(a, dim)
     if dim is None:
+        if keepdim:  # PyTorch has no max(keepdim=True) without a dim
+            raise TypeError(f"{name}() received keepdim=True without a dim: pass the dim to reduce")
+        _check_not_empty(a, None, None, name)
         return Amax.apply(a, None, False, name)
+    _check_int_dim(dim, name)
     axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
     values, indices = MaxDim.apply(a, axis, keepdim, name)
     return getattr(return_types, name)(values, indices)
+
+
+def _check_int_dim(dim: Any, name: str) -> None:
+    """max(dim), min(dim), argmax and argmin reduce one dim: a tuple would silently use only its first."""
+    if not isinstance(dim, int) and not hasattr(dim, "__index__"):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
@@ -195,11 +299,13 @@ def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axes = None if dim in ((), [], None) else reduction_axes(dim, a.ndim)
+    _check_not_empty(a, dim, axes, "amax")
     return Amax.apply(a, axes, keepdim, "amax")
 
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axes = None if dim in ((), [], None) else reduction_axes(dim, a.ndim)
+    _check_not_empty(a, dim, axes, "amin")
     return Amax.apply(a, axes, keepdim, "amin")
 
 
@@ -210,11 +316,14 @@ def _check_reducible(a: Tensor, dim: Any, name: str) -> None:
                          f"(input of shape {list(a.shape)}).")
     axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
     if a.ndim == 0 or a.shape[axis] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size "
-                         f"(input of shape {list(a.shape)}).")
+        raise IndexError(_EMPTY_DIM.format(name, dim, list(a.shape)))
 
 
 def _arg_extreme(a: Tensor, dim: Any, keepdim: bool, name: str) -> Tensor:
+    if a.dtype == _dtypes.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is not None:
+        _check_int_dim(dim, name)
     array = a.array
     if array.size == 0:
         _check_reducible(a, dim, name)

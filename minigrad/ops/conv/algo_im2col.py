@@ -68,11 +68,17 @@ def _grouped_weight(weight: Any, groups: int) -> Any:
     return weight.reshape(groups, c_out // groups, -1)
 
 
+def _grouped_rows(cols: Any, groups: int) -> Any:
+    """Columns (C·kh·kw, L) -> (G, C/G·kh·kw, L): each group's rows are one contiguous block."""
+    return cols.reshape(groups, cols.shape[0] // groups, cols.shape[1])
+
+
 def _grouped_grad(grad_out: Any, groups: int) -> Any:
     """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L·N), the layout of the forward's product."""
     c_out = grad_out.shape[1]
     # No copy when δ is already in (C, H, W, N) memory order (see prepare_grad_output).
-    return batch_last(grad_out).reshape(groups, c_out // groups, -1)
+    n, _, h_out, w_out = grad_out.shape
+    return batch_last(grad_out).reshape(groups, c_out // groups, h_out * w_out * n)
 
 
 def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
@@ -98,7 +104,7 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     out = xp.empty((groups, c_out // groups, h_out * w_out * n), dtype=x.dtype)
     for rows in _bands(xp, h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize):
         cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out)
-        xp.matmul(w_g, cols.reshape(groups, -1, cols.shape[1]), out=out[:, :, _columns_of(rows, w_out, n)])
+        xp.matmul(w_g, _grouped_rows(cols, groups), out=out[:, :, _columns_of(rows, w_out, n)])
     # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
     return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), source
 
@@ -116,7 +122,8 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     image = xp.zeros((c, height + 2 * padding[0], width + 2 * padding[1], n), dtype=grad_out.dtype)
     for rows in _bands(xp, h_out, c * kh * kw, w_out, n, grad_out.dtype.itemsize):
         grad_cols = xp.matmul(w_g_t, delta_g[:, :, _columns_of(rows, w_out, n)])      # (G, K, band)
-        col2im_rows(grad_cols.reshape(c * kh * kw, -1), image, rows, (kh, kw), stride, dilation, w_out)
+        grad_cols = grad_cols.reshape(c * kh * kw, grad_cols.shape[2])
+        col2im_rows(grad_cols, image, rows, (kh, kw), stride, dilation, w_out)
     return interior(image, padding)
 
 
@@ -138,5 +145,5 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     for rows in _bands(xp, h_out, column_rows, w_out, n, grad_out.dtype.itemsize):
         cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
         band_delta = delta_g[:, :, _columns_of(rows, w_out, n)]
-        grad_w_t += xp.matmul(cols.reshape(groups, -1, cols.shape[1]), band_delta.transpose(0, 2, 1))
+        grad_w_t += xp.matmul(_grouped_rows(cols, groups), band_delta.transpose(0, 2, 1))
     return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))

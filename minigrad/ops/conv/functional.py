@@ -13,6 +13,7 @@ linear in both of its tensors and its adjoints are the other two conv maps.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from minigrad.autograd.function import Function
@@ -25,11 +26,23 @@ __all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "con
            "conv2d_weight", "conv_pair"]
 
 
+def _conv_int(value: Any, name: str) -> int:
+    """An int (NumPy ints too); floats and bools are a TypeError, as in PyTorch (never silently truncated)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"conv2d(): argument '{name}' must be an int or a tuple of ints, but got {value!r} "
+                        f"of type {type(value).__name__}")
+    return operator.index(value)
+
+
 def conv_pair(value: Any, name: str) -> Pair:
     """An int or a sequence of one or two ints, as the pair (along height, along width)."""
-    if isinstance(value, int):
+    if isinstance(value, str):
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values, but got "
+                           f"{name}={value!r} (padding='same'/'valid' is for conv2d itself)")
+    if not isinstance(value, (tuple, list)):
+        value = _conv_int(value, name)
         return (value, value)
-    values = tuple(int(v) for v in value)
+    values = tuple(_conv_int(v, name) for v in value)
     if len(values) == 1:
         return values * 2
     if len(values) != 2:
@@ -53,6 +66,9 @@ def _check_weight(weight: Tensor, groups: int) -> None:
     if weight.ndim != 4:
         raise RuntimeError(f"expected weight to be 4-dimensional (C_out, C_in/groups, kh, kw), but got "
                            f"weight of size {list(weight.shape)}")
+    if weight.shape[0] < 1:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
     if weight.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
                            f"0, but got weight of size {list(weight.shape)} instead")
@@ -63,6 +79,17 @@ def _check_same_dtype(first: Tensor, second: Tensor, names: str) -> None:
         one, other = names.split()
         raise RuntimeError(f"{one.capitalize()} type ({first.dtype.name}) and {other} type "
                            f"({second.dtype.name}) should be the same")
+
+
+# PyTorch's names for dtypes in its "not implemented for" errors.
+TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def not_implemented_for(function: str, tensor: Tensor) -> NotImplementedError:
+    """PyTorch's error for a dtype an operation has no kernel for (a RuntimeError subclass)."""
+    name = tensor.dtype.numpy.name
+    return NotImplementedError(f'"{function}" not implemented for \'{TORCH_TYPE_NAMES.get(name, name)}\'')
 
 
 def _check_conv(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Pair, padding: Pair,
@@ -77,6 +104,8 @@ def _check_conv(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Pair, pa
                            f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
                            f"{x.shape[1]} channels instead")
     _check_same_dtype(x, weight, "input weight")
+    if x.dtype.numpy.kind == "b":   # a sum of products of bools has no meaning PyTorch accepts
+        raise not_implemented_for("conv2d", x)
     if bias is not None:
         if bias.shape != (weight.shape[0],):
             raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
@@ -101,7 +130,8 @@ class Conv2dFunction(Function):
         _check_conv(input, weight, bias, stride, padding, dilation, groups)
         ctx.algorithm = resolve_algorithm(algorithm)
         ctx.settings = (stride, padding, dilation, groups)
-        out, cache = ALGORITHMS[ctx.algorithm].forward(input.array, weight.array, *ctx.settings)
+        module = ALGORITHMS[ctx.algorithm]
+        out, cache = module.forward(input.array, weight.array, *ctx.settings)
         if bias is not None:
             out += bias.array.reshape(-1, 1, 1)           # `out` is ours: add the bias in place
         ctx.save_for_backward(input, weight)
@@ -241,6 +271,8 @@ def conv2d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: A
     _check_grad_call("conv2d_input", input_size, tuple(weight.shape), grad_output, stride, padding, dilation,
                      groups)
     _check_same_dtype(grad_output, weight, "grad_output weight")
+    if grad_output.dtype.numpy.kind != "f":    # gradients are floating point, as in PyTorch
+        raise not_implemented_for("conv2d_input", grad_output)
     return Conv2dInputFunction.apply(grad_output, weight, input_size, stride, padding, dilation, groups,
                                      algorithm)
 
@@ -258,5 +290,7 @@ def conv2d_weight(input: Tensor, weight_size: Any, grad_output: Tensor,  # noqa:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
                            f"0, but got weight of size {list(weight_size)} instead")
     _check_same_dtype(input, grad_output, "input grad_output")
+    if input.dtype.numpy.kind != "f":
+        raise not_implemented_for("conv2d_weight", input)
     return Conv2dWeightFunction.apply(input, grad_output, weight_size, stride, padding, dilation, groups,
                                       algorithm)
