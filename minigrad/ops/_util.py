@@ -155,3 +155,14 @@ def product(sizes: tuple) -> int:
     for size in sizes:
         total *= size
     return total
+
+
+# PyTorch's names for dtypes in its "not implemented for" errors.
+TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def not_implemented_for(function: str, tensor: Any) -> NotImplementedError:
+    """PyTorch's error for a dtype an operation has no kernel for (a RuntimeError subclass)."""
+    name = tensor.dtype.numpy.name
+    return NotImplementedError(f'"{function}" not implemented for \'{TORCH_TYPE_NAMES.get(name, name)}\'')

@@ -14,14 +14,12 @@ included: a last, partial window is kept if it starts inside the input or left p
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import ieee_results
-from minigrad.ops.conv.functional import not_implemented_for
-from minigrad.ops.conv.geometry import Pair, window
+from minigrad.ops._util import ieee_results, not_implemented_for
+from minigrad.ops.conv.geometry import Pair, integer_size, window
 from minigrad.tensor import Tensor
 
 __all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
@@ -274,18 +272,10 @@ def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, st
 
 # --- autograd Functions and the public functions ---------------------------------------------------
 
-def _pool_int(value: Any, name: str, function: str, expected: str = "tuple of ints") -> int:
-    """An int (NumPy ints too); PyTorch refuses floats and bools for sizes with a TypeError."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{function}(): argument '{name}' must be {expected}, but got {value!r} of type "
-                        f"{type(value).__name__}")
-    return operator.index(value)
-
-
 def _pool_pair(value: Any, name: str, function: str) -> Pair:
     """An int or a sequence of one or two ints, as the pair (along height, along width)."""
     values = (value,) if not isinstance(value, (tuple, list)) else value
-    values = tuple(_pool_int(v, name, function) for v in values)
+    values = tuple(integer_size(v, name, function) for v in values)
     if len(values) not in (1, 2):
         raise RuntimeError(f"{function}: {name} must either be a single int, or a tuple of two ints, but got "
                            f"{name}={list(values)}")
@@ -402,7 +392,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
         _pool_pair(stride, "stride", name)
     padding = _pool_pair(padding, "padding", name)
     if divisor_override is not None:
-        divisor_override = _pool_int(divisor_override, "divisor_override", name, "int")
+        divisor_override = integer_size(divisor_override, "divisor_override", name, "int")
     _check_pool(input, kernel_size, stride, padding, (1, 1), ceil_mode)
     _check_dtype(input, name)
     if divisor_override == 0:

@@ -13,25 +13,17 @@ linear in both of its tensors and its adjoints are the other two conv maps.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from minigrad.autograd.function import Function
+from minigrad.ops._util import not_implemented_for
 from minigrad.ops.conv.algorithms import ALGORITHMS, resolve_algorithm
-from minigrad.ops.conv.geometry import Pair, output_shape
+from minigrad.ops.conv.geometry import Pair, integer_size, output_shape
 from minigrad.ops.shape import pad
 from minigrad.tensor import Tensor
 
 __all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "conv2d", "conv2d_input",
            "conv2d_weight", "conv_pair"]
-
-
-def _conv_int(value: Any, name: str) -> int:
-    """An int (NumPy ints too); floats and bools are a TypeError, as in PyTorch (never silently truncated)."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"conv2d(): argument '{name}' must be an int or a tuple of ints, but got {value!r} "
-                        f"of type {type(value).__name__}")
-    return operator.index(value)
 
 
 def conv_pair(value: Any, name: str) -> Pair:
@@ -40,9 +32,9 @@ def conv_pair(value: Any, name: str) -> Pair:
         raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values, but got "
                            f"{name}={value!r} (padding='same'/'valid' is for conv2d itself)")
     if not isinstance(value, (tuple, list)):
-        value = _conv_int(value, name)
+        value = integer_size(value, name, "conv2d", "an int or a tuple of ints")
         return (value, value)
-    values = tuple(_conv_int(v, name) for v in value)
+    values = tuple(integer_size(v, name, "conv2d", "an int or a tuple of ints") for v in value)
     if len(values) == 1:
         return values * 2
     if len(values) != 2:
@@ -79,17 +71,6 @@ def _check_same_dtype(first: Tensor, second: Tensor, names: str) -> None:
         one, other = names.split()
         raise RuntimeError(f"{one.capitalize()} type ({first.dtype.name}) and {other} type "
                            f"({second.dtype.name}) should be the same")
-
-
-# PyTorch's names for dtypes in its "not implemented for" errors.
-TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
-
-
-def not_implemented_for(function: str, tensor: Tensor) -> NotImplementedError:
-    """PyTorch's error for a dtype an operation has no kernel for (a RuntimeError subclass)."""
-    name = tensor.dtype.numpy.name
-    return NotImplementedError(f'"{function}" not implemented for \'{TORCH_TYPE_NAMES.get(name, name)}\'')
 
 
 def _check_conv(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Pair, padding: Pair,
