@@ -8,6 +8,7 @@ skipping every comparison.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
@@ -29,3 +30,15 @@ def require_torch() -> ModuleType:
             pytest.fail(f"{ENV_VAR} is set but PyTorch cannot be imported: {error}", pytrace=False)
         return torch
     return pytest.importorskip("torch")
+
+
+def raises_like_torch(call: Callable[[ModuleType], object], error: type, *fragments: str) -> None:
+    """``call(lib)`` raises ``error`` with PyTorch and with minigrad; ours names every fragment."""
+    import minigrad  # noqa: PLC0415 (this module is imported by conftest, before minigrad is needed)
+
+    with pytest.raises(error):
+        call(require_torch())
+    with pytest.raises(error) as raised:
+        call(minigrad)
+    for fragment in fragments:
+        assert fragment in str(raised.value), f"{fragment!r} not in {str(raised.value)!r}"

@@ -10,7 +10,6 @@ import warnings
 
 import numpy
 import pytest
-import standin_cupy
 from _torch import require_torch
 
 import minigrad as mg
@@ -69,16 +68,6 @@ def test_conv2d_padding_mode_errors_match_torch(mode, padding, shape, error, pat
         nn.Conv2d(4, 6, 3, padding=padding, padding_mode=mode)(mg.ones(*shape))
     with pytest.raises(error, match=pattern.split(":")[0]):
         torch.nn.Conv2d(4, 6, 3, padding=padding, padding_mode=mode)(torch.ones(*shape))
-
-
-@pytest.fixture
-def cuda():
-    standin_cupy.install()
-    try:
-        yield mg.device("cuda")
-    finally:
-        mg.set_backend("numpy")
-        standin_cupy.uninstall()
 
 
 @pytest.mark.parametrize("mode", MODES)

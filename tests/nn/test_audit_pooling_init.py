@@ -10,6 +10,7 @@ import warnings
 import numpy
 import pytest
 import standin_cupy
+from _torch import raises_like_torch
 
 import minigrad as mg
 import minigrad.nn as nn
@@ -24,14 +25,6 @@ rng = numpy.random.default_rng(7)
 GRID = numpy.arange(16).reshape(1, 1, 4, 4)
 
 
-def _raises_like_torch(call, error, *fragments):
-    """``call(lib)`` raises ``error`` on PyTorch and on minigrad; ours names every fragment."""
-    with pytest.raises(error):
-        call(torch)
-    with pytest.raises(error) as raised:
-        call(mg)
-    for fragment in fragments:
-        assert fragment in str(raised.value), f"{fragment!r} not in {str(raised.value)!r}"
 
 
 # --- avg_pool2d ------------------------------------------------------------------------------------
@@ -56,28 +49,28 @@ def test_avg_pool2d_of_int64_truncates_toward_zero_as_torch():
                                              ("bool", "Bool")])
 def test_avg_pool2d_of_other_integer_dtypes_is_not_implemented_as_in_torch(dtype, name):
     """NotImplementedError (a RuntimeError) naming the dtype; we used to leak a NumPy UFuncTypeError."""
-    _raises_like_torch(lambda m: m.nn.functional.avg_pool2d(m.tensor(GRID.astype(dtype)), 2),
+    raises_like_torch(lambda m: m.nn.functional.avg_pool2d(m.tensor(GRID.astype(dtype)), 2),
                        NotImplementedError, f"\"avg_pool2d\" not implemented for '{name}'")
 
 
 def test_max_pool2d_of_bool_is_not_implemented_as_in_torch():
     """We used to raise NumPy's ValueError from iinfo(bool)."""
-    _raises_like_torch(lambda m: m.nn.functional.max_pool2d(m.tensor(GRID > 5), 2, padding=1),
+    raises_like_torch(lambda m: m.nn.functional.max_pool2d(m.tensor(GRID > 5), 2, padding=1),
                        NotImplementedError, "\"max_pool2d\" not implemented for 'Bool'")
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (4,), ()])
 def test_avg_pool2d_of_fewer_than_3_dimensions_is_an_indexerror_as_in_torch(shape):
     """PyTorch reads size(-3) first and raises IndexError; we raised RuntimeError. The layer too."""
-    _raises_like_torch(lambda m: m.nn.functional.avg_pool2d(m.zeros(shape), 1), IndexError, "-3",
+    raises_like_torch(lambda m: m.nn.functional.avg_pool2d(m.zeros(shape), 1), IndexError, "-3",
                        str(list(shape)))
-    _raises_like_torch(lambda m: m.nn.AvgPool2d(1)(m.zeros(shape)), IndexError, "-3")
+    raises_like_torch(lambda m: m.nn.AvgPool2d(1)(m.zeros(shape)), IndexError, "-3")
 
 
 @pytest.mark.parametrize("value", [2.5, 2.0, True])
 def test_avg_pool2d_divisor_override_must_be_an_int(value):
     """PyTorch refuses a float or bool divisor with TypeError; we divided by it."""
-    _raises_like_torch(lambda m: m.nn.functional.avg_pool2d(m.zeros(1, 1, 4, 4), 2, divisor_override=value),
+    raises_like_torch(lambda m: m.nn.functional.avg_pool2d(m.zeros(1, 1, 4, 4), 2, divisor_override=value),
                        TypeError, "divisor_override", repr(value))
 
 
@@ -104,7 +97,7 @@ def test_avg_pool2d_of_infinities_gives_torchs_nan_without_numpy_warnings():
 ])
 def test_pool_sizes_must_be_ints(pool, kwargs, fragment):
     """Floats were truncated by int() (padding=0.5 meant 0) or failed with "not iterable"."""
-    _raises_like_torch(lambda m: getattr(m.nn.functional, pool)(m.zeros(1, 1, 4, 4), **kwargs), TypeError,
+    raises_like_torch(lambda m: getattr(m.nn.functional, pool)(m.zeros(1, 1, 4, 4), **kwargs), TypeError,
                        fragment)
 
 
@@ -124,14 +117,14 @@ def test_pool_sizes_accept_numpy_ints(pool):
 ])
 def test_pool_negative_sizes_have_torchs_messages(pool, kwargs, fragments):
     """A negative padding used to be reported as "at most half of the kernel"; a negative stride as zero."""
-    _raises_like_torch(lambda m: getattr(m.nn.functional, pool)(m.zeros(1, 1, 4, 4), **kwargs), RuntimeError,
+    raises_like_torch(lambda m: getattr(m.nn.functional, pool)(m.zeros(1, 1, 4, 4), **kwargs), RuntimeError,
                        *fragments)
 
 
 @pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
 def test_pool_too_many_sizes_names_the_function(pool):
     """The message named "max_pool2d/avg_pool2d" whichever was called."""
-    _raises_like_torch(lambda m: getattr(m.nn.functional, pool)(m.zeros(1, 1, 4, 4), (2, 2, 2)), RuntimeError,
+    raises_like_torch(lambda m: getattr(m.nn.functional, pool)(m.zeros(1, 1, 4, 4), (2, 2, 2)), RuntimeError,
                        f"{pool}: kernel_size", "[2, 2, 2]")
 
 
@@ -154,7 +147,7 @@ def test_integer_pooling_runs_on_the_cupy_standin():
                                   lambda m, t: m.nn.functional.relu(t, inplace=True), lambda m, t: t.relu_()])
 def test_relu_of_bool_is_a_runtimeerror_as_in_torch(call):
     """max(True, 0) used to come back as a bool tensor."""
-    _raises_like_torch(lambda m: call(m, m.tensor([True, False, True])), RuntimeError,
+    raises_like_torch(lambda m: call(m, m.tensor([True, False, True])), RuntimeError,
                        "Boolean inputs not supported for relu")
 
 
@@ -216,10 +209,10 @@ def test_initialisers_run_without_grad_and_return_their_tensor():
 
 
 def test_kaiming_errors_as_torch():
-    _raises_like_torch(lambda m: m.nn.init.kaiming_uniform_(m.empty(3, 4), mode="fan_avg"), ValueError,
+    raises_like_torch(lambda m: m.nn.init.kaiming_uniform_(m.empty(3, 4), mode="fan_avg"), ValueError,
                        "Mode fan_avg not supported")
-    _raises_like_torch(lambda m: m.nn.init.kaiming_normal_(m.empty(5)), ValueError, "fewer than 2 dimensions")
-    _raises_like_torch(lambda m: m.nn.init.kaiming_normal_(m.empty(3, 4), a="x"), ValueError,
+    raises_like_torch(lambda m: m.nn.init.kaiming_normal_(m.empty(5)), ValueError, "fewer than 2 dimensions")
+    raises_like_torch(lambda m: m.nn.init.kaiming_normal_(m.empty(3, 4), a="x"), ValueError,
                        "negative_slope x not a valid number")
     assert init._calculate_correct_fan(mg.empty(6, 5, 3), "fan_out") == 18
     assert nn.init is init

@@ -7,7 +7,6 @@ copies to the host, ``add.at`` with int64 indices ...), so this catches NumPy-on
 
 import numpy
 import pytest
-import standin_cupy
 
 import minigrad as mg
 import minigrad.nn as nn
@@ -16,16 +15,6 @@ from minigrad import backend
 from minigrad.nn.utils import clip_grad_norm_, clip_grad_value_
 
 from .helpers import host
-
-
-@pytest.fixture
-def cuda():
-    standin_cupy.install()
-    try:
-        yield mg.device("cuda")
-    finally:
-        mg.set_backend("numpy")
-        standin_cupy.uninstall()
 
 
 def _model():
