@@ -22,8 +22,13 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full"
            "full_like", "rand_like", "randn_like"]
 
 
-def _size(args: tuple) -> tuple:
-    """``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros([2, 3])`` -> (2, 3)."""
+def _size(args: tuple, function: str | None = None) -> tuple:
+    """``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros([2, 3])`` -> (2, 3).
+
+    ``zeros(())`` is 0-d; ``zeros()`` is a TypeError, as in PyTorch.
+    """
+    if not args and function is not None:
+        raise TypeError(f'{function}() missing 1 required positional arguments: "size"')
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
     for n in args:
@@ -145,12 +150,12 @@ def from_numpy(array: numpy.ndarray) -> Tensor:
     return Tensor(array)
 
 
-def _factory(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool,
+def _factory(function: str, fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool,
              default: _dtypes.dtype | None = None) -> Tensor:
     target = _dtypes.as_dtype(dtype) if dtype is not None else default or _dtypes.get_default_dtype()
     dev = backend.default_device() if device is None else backend.Device(device)
     xp = backend.array_module_for(dev)
-    shape = _size(size)
+    shape = _size(size, function)
     if fill is None:
         array = xp.empty(shape, dtype=target.numpy)
     else:
@@ -162,15 +167,15 @@ def _factory(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: boo
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _factory(0, size, dtype, device, requires_grad)
+    return _factory("zeros", 0, size, dtype, device, requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _factory(1, size, dtype, device, requires_grad)
+    return _factory("ones", 1, size, dtype, device, requires_grad)
 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _factory(None, size, dtype, device, requires_grad)
+    return _factory("empty", None, size, dtype, device, requires_grad)
 
 
 def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
@@ -180,7 +185,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
         fill_value = fill_value.item()
     if not isinstance(fill_value, (Number, numpy.generic)):
         raise TypeError(f"full(): argument 'fill_value' must be Number, not {type(fill_value).__name__}")
-    return _factory(fill_value, (size,) if isinstance(size, int) else (tuple(size),), dtype, device,
+    return _factory("full", fill_value, (size,) if isinstance(size, int) else (tuple(size),), dtype, device,
                     requires_grad, default=_dtypes.result_type(fill_value))
 
 
@@ -224,7 +229,7 @@ def _random(draw: str, size: tuple, generator: Generator | None, dtype: Any, dev
     if not target.is_floating_point:
         raise NotImplementedError(f"{draw} is not implemented for {target.name}")
     rng = (generator or default_generator).rng
-    shape = _size(size)
+    shape = _size(size, draw)
     if draw == "rand":
         host = rng.random(shape, dtype=numpy.float64).astype(target.numpy)
     else:

@@ -4,6 +4,8 @@ test pins one behaviour where minigrad used to differ (empty batches, exception 
 Expected values come from PyTorch (the same call) or are derived by hand in the test.
 """
 
+import warnings
+
 import numpy
 import pytest
 import standin_cupy
@@ -143,3 +145,25 @@ def test_nn_grad_of_integers_is_not_implemented_as_in_torch(function, dtype, nam
             return lib.nn.grad.conv2d_input((2, 4, 5, 5), lib.ones(6, 4, 2, 2, dtype=kind), delta)
         return lib.nn.grad.conv2d_weight(lib.ones(2, 4, 5, 5, dtype=kind), (6, 4, 2, 2), delta)
     raises_like_torch(call, NotImplementedError, f"not implemented for '{name}'")
+
+
+def test_same_padding_with_an_even_kernel_warns_as_torch():
+    """An even kernel (odd dilation) needs an asymmetric, copied padding: PyTorch warns (once a process,
+    so it is not asked again here); odd kernels do not warn."""
+    x = mg.ones(1, 1, 5, 5)
+    with pytest.warns(UserWarning, match="padding='same' with even kernel lengths"):
+        F.conv2d(x, mg.ones(1, 1, 2, 3), padding="same")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.conv2d(x, mg.ones(1, 1, 3, 3), padding="same")
+        F.conv2d(x, mg.ones(1, 1, 2, 2), padding="same", dilation=2)   # d·(k−1) even: symmetric
+
+
+def test_factories_need_a_size_as_in_torch():
+    """``zeros()`` is a TypeError in PyTorch (``zeros(())`` is the 0-d tensor)."""
+    for name in ("zeros", "ones", "empty", "rand", "randn"):
+        with pytest.raises(TypeError):
+            getattr(torch, name)()
+        with pytest.raises(TypeError, match=f'{name}\\(\\) missing 1 required positional arguments: "size"'):
+            getattr(mg, name)()
+        assert getattr(mg, name)(()).shape == getattr(torch, name)(()).shape == ()

@@ -13,6 +13,7 @@ linear in both of its tensors and its adjoints are the other two conv maps.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from minigrad.autograd.function import Function
@@ -172,6 +173,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
             _check_weight(weight, groups)
             padding, extra = _same_padding(tuple(weight.shape), stride, dilation)
             if extra != (0, 0):
+                warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
+                              "zero-padded copy of the input be created", UserWarning, stacklevel=2)
                 input = pad(input, (0, extra[1], 0, extra[0]))  # noqa: A001
         else:
             raise RuntimeError(f"Invalid padding string: {padding!r}")
