@@ -7,6 +7,7 @@ gives the same numbers on every device.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Number
 from typing import Any
 
@@ -107,6 +108,10 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     array keeps its dtype.
     """
     if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+                      "rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         inferred = data.dtype
         if device is None:
             device = data.device

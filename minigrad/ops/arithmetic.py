@@ -235,11 +235,13 @@ def neg(a: Tensor) -> Tensor:
     return Neg.apply(a)
 
 
-def _quotient_operands(a: Any, b: Any) -> tuple:
+def _quotient_operands(a: Any, b: Any, kernel: str) -> tuple:
     """(xp, result dtype, a's array, b's array); an integer division by zero raises, as in PyTorch."""
     a, b = _binary_operands(a, b)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
+    if dtype is _dtypes.bool:  # NumPy would answer in int8
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     x, y = array_of(a, dtype), array_of(b, dtype)
     if not dtype.is_floating_point and bool(y == 0 if isinstance(y, (int, float)) else (y == 0).any()):
         raise RuntimeError("ZeroDivisionError")
@@ -248,20 +250,41 @@ def _quotient_operands(a: Any, b: Any) -> tuple:
 
 def floor_divide(a: Any, b: Any) -> Tensor:
     """a // b rounded down; not differentiable (its gradient is zero almost everywhere)."""
-    _, _, x, y = _quotient_operands(a, b)
-    return wrap(x // y)
+    _, _, x, y = _quotient_operands(a, b, "div_floor_cpu")
+    with ieee_results():  # x // 0.0 is ±inf or nan, silently, as in PyTorch
+        return wrap(x // y)
 
 
 def _trunc_divide(a: Any, b: Any) -> Tensor:
     """a / b rounded towards zero, in the operands' result dtype (``div(rounding_mode='trunc')``)."""
-    xp, dtype, x, y = _quotient_operands(a, b)
+    xp, dtype, x, y = _quotient_operands(a, b, "div_trunc_cpu")
     if dtype.is_floating_point:
         return wrap(xp.trunc(x / y))
     quotient = abs(x) // abs(y)  # exact on integers: trunc(a / b) = sign(a / b) · floor(|a| / |b|)
     return wrap(xp.where((x < 0) != (y < 0), -quotient, quotient))
 
 
+class Remainder(Function):
+    """z = a - b·floor(a / b) (the sign of b, Python's rule);   dz/da = 1,  dz/db = -floor(a / b)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _, _, x, y = _quotient_operands(a, b, "remainder_cpu")
+        _save_operands(ctx, a, b)
+        with ieee_results():  # x % 0.0 is nan, silently, as in PyTorch
+            return wrap(x % y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_value, b_value = _saved_operands(ctx)
+        grad_b = None
+        if ctx.needs_input_grad[1]:
+            with ieee_results():
+                grad_b = wrap(-grad.array * (a_value // b_value))
+        return grad, grad_b
+
+
 def remainder(a: Any, b: Any) -> Tensor:
-    """a % b with the sign of b (Python's rule, as PyTorch); not differentiable here."""
-    _, _, x, y = _quotient_operands(a, b)
-    return wrap(x % y)
+    """a % b with the sign of b (Python's rule, as PyTorch); differentiable in both operands."""
+    a, b = _binary_operands(a, b)
+    return apply_broadcasting(Remainder, a, b)

@@ -297,12 +297,13 @@ def abs(a: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)
 
 
 def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
-    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose with where
+        # Not maximum/minimum: where a equals a bound, PyTorch sends the whole gradient to a.
         out = a
         if min is not None:
-            out = maximum(out, min)
+            out = where(out < min, min, out)
         if max is not None:
-            out = minimum(out, max)
+            out = where(out > max, max, out)
         return out
     return Clamp.apply(a, min, max)
 

@@ -47,6 +47,8 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
         elif part is None:
             pass
         elif isinstance(part, slice):
+            if part.step is not None and part.step < 0:  # NumPy would reverse; PyTorch refuses
+                raise ValueError(f"step must be greater than zero (got {part.step})")
             dim += 1
         elif hasattr(part, "dtype"):
             basic = False
