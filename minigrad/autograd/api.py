@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from minigrad._layout import contiguous_copy
 from minigrad.autograd.engine import run_backward
 from minigrad.tensor import Tensor
 
@@ -71,7 +72,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         if grad is None:
             continue
         if target._grad is None:
-            target._grad = Tensor(grad.array.copy())
+            target._grad = Tensor(contiguous_copy(grad.array))
         else:
             target._grad._array += grad.array
 

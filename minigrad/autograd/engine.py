@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad import backend
+from minigrad._layout import contiguous_copy
 from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.tensor import Tensor
@@ -236,7 +237,7 @@ class BackwardPass:
                 tensor = reference()
                 if tensor is not None and grads[index] is not None:
                     if tensor._grad is None:
-                        tensor._grad = Tensor(grads[index]._array.copy())
+                        tensor._grad = Tensor(contiguous_copy(grads[index]._array))
                     else:
                         tensor._grad = Tensor(tensor._grad._array + grads[index]._array)
         return grads

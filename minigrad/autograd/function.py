@@ -13,6 +13,7 @@ import itertools
 import traceback
 from typing import Any
 
+from minigrad._layout import contiguous_copy
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.tensor import Tensor
 
@@ -70,7 +71,7 @@ class AccumulateGrad(Node):
         if leaf._grad is None:
             # A fresh, writable array that nothing else holds (the gradient may be a
             # broadcast view, or be shared with another input's gradient).
-            leaf._grad = Tensor(grad._array.copy())
+            leaf._grad = Tensor(contiguous_copy(grad._array))
         else:
             leaf._grad._array += grad._array
             leaf._grad._bump_version("AccumulateGrad")
