@@ -65,6 +65,23 @@ def test_bands_cover_the_output_rows_once_in_order(h_out, row_bytes, sizes, monk
     assert [b.stop - b.start for b in bands] == sizes
 
 
+@pytest.mark.parametrize("band_bytes, kept", [(3 << 20, True), (1, False)])
+def test_im2col_keeps_one_small_band_of_columns_for_grad_weight(band_bytes, kept, monkeypatch):
+    """One small band: the forward's columns serve grad_weight. Several: it makes them again. Same dW."""
+    monkeypatch.setattr(algo_im2col, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(algo_im2col, "KEPT_COLUMNS_BYTES", 3 << 20)
+    case = next(c for c in CASES if c.groups == 1 and c.n > 1 and c.size[0] > 3)
+    x, weight, _ = case.arrays(seed=8)
+    grad_out = output_grad(case, seed=9)
+    _, (source, cols) = algo_im2col.forward(x, weight, *case.settings)
+    assert (cols is not None) == kept
+    if kept:
+        numpy.testing.assert_array_equal(cols, im2col_module.im2col(x, weight.shape[2:], *case.settings[:3]))
+    from_cache = algo_im2col.grad_weight(x, grad_out, weight.shape, *case.settings, cache=(source, cols))
+    from_scratch = algo_im2col.grad_weight(x, grad_out, weight.shape, *case.settings)
+    numpy.testing.assert_allclose(from_cache, from_scratch, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("case", CASES[::3], ids=CASE_IDS[::3])
 def test_the_three_algorithms_agree_with_each_other(case):
     x, weight, _ = case.arrays(seed=4)

@@ -41,6 +41,9 @@ __all__ = ["forward", "grad_input", "grad_weight", "prepare_grad_output"]
 # enough that the products stay efficient (1-4 MiB measured best in benchmarks/conv.py on shapes
 # from MNIST's and CIFAR's layers; the whole matrix at once was up to 1.5x slower).
 BAND_BYTES = 3 * 1024 * 1024
+# A layer whose columns are one band this small keeps them from forward to backward: grad_weight
+# needs them again, and making them anew cost 10% of a small layer's step.
+KEPT_COLUMNS_BYTES = BAND_BYTES * 3 // 2
 
 
 def _bands(xp: Any, h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
@@ -91,7 +94,8 @@ def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
     """Y_g = W_g · cols_g for all groups, band by band; returns ``(out (N, C_out, H_out, W_out), cache)``.
 
-    The cache is the padded input, from which ``grad_weight`` makes the columns again.
+    The cache is ``(padded input, columns)`` for ``grad_weight``: the columns when they were
+    one band of at most ``KEPT_COLUMNS_BYTES``, else None, and ``grad_weight`` makes them again.
     """
     if depthwise.is_depthwise(weight.shape, groups, stride):
         return depthwise.forward(x, weight, stride, padding, dilation, groups)
@@ -102,11 +106,13 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     source = padded_source(x, padding)
     w_g = _grouped_weight(weight, groups)
     out = xp.empty((groups, c_out // groups, h_out * w_out * n), dtype=x.dtype)
-    for rows in _bands(xp, h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize):
+    bands = _bands(xp, h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize)
+    for rows in bands:
         cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out)
         xp.matmul(w_g, _grouped_rows(cols, groups), out=out[:, :, _columns_of(rows, w_out, n)])
+    kept_cols = cols if len(bands) == 1 and cols.nbytes <= KEPT_COLUMNS_BYTES else None
     # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
-    return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), source
+    return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), (source, kept_cols)
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
@@ -129,21 +135,25 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
                 dilation: Pair, groups: int, cache: Any = None) -> Any:
-    """dW_g = δ_g · cols_gᵀ, summed over the bands; ``cache`` is the forward's padded input (or None)."""
+    """dW_g = δ_g · cols_gᵀ, summed over the bands; ``cache`` is the forward's (padded input, columns)."""
     if depthwise.is_depthwise(weight_shape, groups, stride):
         return depthwise.grad_weight(x, grad_out, weight_shape, stride, padding, dilation, groups, cache)
     xp = get_array_module(grad_out)
     n = x.shape[0]
     kernel_size = tuple(weight_shape[2:])
     h_out, w_out = grad_out.shape[2:]
-    source = padded_source(x, padding) if cache is None else cache
+    source, kept_cols = (padded_source(x, padding), None) if cache is None else cache
     delta_g = _grouped_grad(grad_out, groups)
     column_rows = weight_shape[1] * groups * kernel_size[0] * kernel_size[1]
     # Summed as (cols_g · δ_gᵀ)ᵀ, the same numbers: with the long (h, w, n) axis summed over,
     # OpenBLAS runs this orientation up to 2x faster (measured in benchmarks/conv.py).
     grad_w_t = xp.zeros((groups, column_rows // groups, weight_shape[0] // groups), dtype=grad_out.dtype)
-    for rows in _bands(xp, h_out, column_rows, w_out, n, grad_out.dtype.itemsize):
-        cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
+    bands = _bands(xp, h_out, column_rows, w_out, n, grad_out.dtype.itemsize)
+    for rows in bands:
+        if kept_cols is not None and len(bands) == 1:
+            cols = kept_cols
+        else:
+            cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
         band_delta = delta_g[:, :, _columns_of(rows, w_out, n)]
         grad_w_t += xp.matmul(_grouped_rows(cols, groups), band_delta.transpose(0, 2, 1))
     return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))
