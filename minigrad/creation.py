@@ -7,6 +7,8 @@ gives the same numbers on every device.
 
 from __future__ import annotations
 
+import math
+import operator
 import warnings
 from numbers import Number
 from typing import Any
@@ -23,11 +25,15 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full"
            "full_like", "rand_like", "randn_like"]
 
 
-def _size(args: tuple, function: str | None = None) -> tuple:
-    """``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros([2, 3])`` -> (2, 3).
+def _size(args: tuple, function: str | None = None, size: Any = None) -> tuple:
+    """``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, 3])`` or ``zeros(size=(2, 3))`` -> (2, 3).
 
     ``zeros(())`` is 0-d; ``zeros()`` is a TypeError, as in PyTorch.
     """
+    if size is not None:
+        if args:
+            raise TypeError(f"{function}() got multiple values for argument 'size'")
+        args = (_size_tuple(size, function),)
     if not args and function is not None:
         raise TypeError(f'{function}() missing 1 required positional arguments: "size"')
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -39,6 +45,13 @@ def _size(args: tuple, function: str | None = None) -> tuple:
         if int(n) < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: {list(args)}")
     return tuple(int(n) for n in args)
+
+
+def _size_tuple(size: Any, function: str | None) -> tuple:
+    """A ``size`` that must be a sequence (``full``, ``randint``, ``size=``); an int is a TypeError."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{function}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return tuple(size)
 
 
 def _finish(host: numpy.ndarray, device: Any, requires_grad: bool) -> Tensor:
@@ -56,7 +69,7 @@ def _python_dtype(data: Any) -> _dtypes.dtype:
     stack = [data]
     while stack:
         item = stack.pop()
-        if isinstance(item, (list, tuple)):
+        if isinstance(item, (list, tuple, range)):
             stack.extend(item)
             continue
         if isinstance(item, (Tensor, numpy.ndarray, numpy.generic)):
@@ -76,7 +89,12 @@ def _python_dtype(data: Any) -> _dtypes.dtype:
 
 
 def _nested_tensors_to_host(data: Any) -> Any:
+    """Nested data with the tensors in it (one element each, as PyTorch requires) as host arrays."""
     if isinstance(data, Tensor):
+        if data.numel() != 1:  # PyTorch converts each to a Python number
+            raise (ValueError("only one element tensors can be converted to Python scalars")
+                   if data.dtype.is_floating_point else
+                   TypeError("only integer tensors of a single element can be converted to an index"))
         return backend.to_host(data.array)
     if isinstance(data, (list, tuple)):
         return [_nested_tensors_to_host(item) for item in data]
@@ -130,10 +148,16 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
             host = numpy.asarray(_nested_tensors_to_host(data))
         except ValueError:  # NumPy's "inhomogeneous shape": name the lengths, as PyTorch does
             raise _ragged_error(data) from None
+        if host.dtype.kind in "uO" and inferred is _dtypes.int64 and (
+                dtype is None or not _dtypes.as_dtype(dtype).is_floating_point):
+            raise ValueError(f"Overflow when unpacking long long: {data!r} holds an integer outside int64's "
+                             f"range [-2**63, 2**63 - 1]")
         if host.dtype == object:
             raise _ragged_error(data)
     target = inferred if dtype is None else _dtypes.as_dtype(dtype)
-    return _finish(numpy.array(host, dtype=target.numpy, copy=True), device, requires_grad)
+    with numpy.errstate(over="ignore"):  # 1e40 as float32 is inf, silently as in PyTorch
+        host = numpy.array(host, dtype=target.numpy, copy=True)
+    return _finish(host, device, requires_grad)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -155,12 +179,11 @@ def from_numpy(array: numpy.ndarray) -> Tensor:
     return Tensor(array)
 
 
-def _factory(function: str, fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool,
+def _factory(fill: Any, shape: tuple, dtype: Any, device: Any, requires_grad: bool,
              default: _dtypes.dtype | None = None) -> Tensor:
     target = _dtypes.as_dtype(dtype) if dtype is not None else default or _dtypes.get_default_dtype()
     dev = backend.default_device() if device is None else backend.Device(device)
     xp = backend.array_module_for(dev)
-    shape = _size(size, function)
     if fill is None:
         array = xp.empty(shape, dtype=target.numpy)
     else:
@@ -171,16 +194,19 @@ def _factory(function: str, fill: Any, size: tuple, dtype: Any, device: Any, req
     return out
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _factory("zeros", 0, size, dtype, device, requires_grad)
+def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    return _factory(0, _size(shape, "zeros", size), dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _factory("ones", 1, size, dtype, device, requires_grad)
+def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    return _factory(1, _size(shape, "ones", size), dtype, device, requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _factory("empty", None, size, dtype, device, requires_grad)
+def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    return _factory(None, _size(shape, "empty", size), dtype, device, requires_grad)
 
 
 def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
@@ -190,8 +216,8 @@ def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
         fill_value = fill_value.item()
     if not isinstance(fill_value, (Number, numpy.generic)):
         raise TypeError(f"full(): argument 'fill_value' must be Number, not {type(fill_value).__name__}")
-    return _factory("full", fill_value, (size,) if isinstance(size, int) else (tuple(size),), dtype, device,
-                    requires_grad, default=_dtypes.result_type(fill_value))
+    return _factory(fill_value, _size((_size_tuple(size, "full"),)), dtype, device, requires_grad,
+                    default=_dtypes.result_type(fill_value))
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
@@ -203,20 +229,31 @@ def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
     return _finish(numpy.eye(n, m, dtype=target.numpy), device, requires_grad)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
            requires_grad: bool = False) -> Tensor:
-    """``[start, end)`` in steps; int64 when all arguments are ints, else the default float."""
+    """``[start, end)`` in steps; int64 when all arguments are ints, else the default float.
+
+    With an integer ``dtype``, float bounds and step are first truncated to integers, as PyTorch does.
+    """
     if end is None:
         start, end = 0, start
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    values = [v.item() if isinstance(v, (Tensor, numpy.generic)) else v for v in (start, end, step)]
     if values[2] == 0:
         raise RuntimeError("arange: step must be nonzero")
+    if not all(math.isfinite(v) for v in values[:2]):
+        raise RuntimeError(f"unsupported range: {values[0]} -> {values[1]}")
+    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.result_type(*values)
+    if target is _dtypes.bool:
+        if dtype is not None:
+            raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
+        target = _dtypes.int64  # arange(True): bools count as ints
+    if not target.is_floating_point:
+        values = [int(v) for v in values]
+        if values[2] == 0:
+            raise ValueError(f"step must be nonzero (step {step} truncated to the integer {target.name})")
     if (values[1] - values[0]) * values[2] < 0:
         raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
                            f"(start={values[0]}, end={values[1]}, step={values[2]})")
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.result_type(*values)
-    if target is _dtypes.bool:
-        target = _dtypes.int64
     return _finish(numpy.arange(*values).astype(target.numpy), device, requires_grad)
 
 
@@ -228,13 +265,12 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad)
 
 
-def _random(draw: str, size: tuple, generator: Generator | None, dtype: Any, device: Any,
+def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, device: Any,
             requires_grad: bool) -> Tensor:
     target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
     if not target.is_floating_point:
         raise NotImplementedError(f"{draw} is not implemented for {target.name}")
-    rng = (generator or default_generator).rng
-    shape = _size(size, draw)
+    rng = _generator(generator, draw).rng
     if draw == "rand":
         host = rng.random(shape, dtype=numpy.float64).astype(target.numpy)
     else:
@@ -242,16 +278,26 @@ def _random(draw: str, size: tuple, generator: Generator | None, dtype: Any, dev
     return _finish(host, device, requires_grad)
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+def _generator(generator: Any, function: str) -> Generator:
+    """``generator``, or the default one when None; anything else is PyTorch's TypeError."""
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{function}(): argument 'generator' must be torch.Generator, not "
+                        f"{type(generator).__name__}")
+    return generator
+
+
+def rand(*shape: Any, size: Any = None, generator: Generator | None = None, dtype: Any = None,
+         device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform numbers in [0, 1)."""
-    return _random("rand", size, generator, dtype, device, requires_grad)
+    return _random("rand", _size(shape, "rand", size), generator, dtype, device, requires_grad)
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
+def randn(*shape: Any, size: Any = None, generator: Generator | None = None, dtype: Any = None,
+          device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal numbers."""
-    return _random("randn", size, generator, dtype, device, requires_grad)
+    return _random("randn", _size(shape, "randn", size), generator, dtype, device, requires_grad)
 
 
 def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Generator | None = None,
@@ -263,11 +309,15 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
+    for bound in (low, high):
+        if isinstance(bound, float):
+            raise TypeError(f"randint(): the bounds low and high must be ints, not float ({bound})")
+    low, high = operator.index(low), operator.index(high)
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
-    rng = (generator or default_generator).rng
-    host = rng.integers(low, high, size=_size((size,) if isinstance(size, int) else (tuple(size),)))
+    rng = _generator(generator, "randint").rng
+    host = rng.integers(low, high, size=_size((_size_tuple(size, "randint"),)))
     return _finish(host.astype(target.numpy), device, requires_grad)
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy
 
+from minigrad.backend import Device
+
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state"]
 
@@ -22,6 +24,7 @@ class Generator:
     """
 
     def __init__(self, device: Any = "cpu"):
+        self.device = Device(device)  # where the numbers go; they are drawn on the host either way
         self._seed = 67280421310721  # PyTorch's default seed, for familiarity
         self.rng = numpy.random.Generator(numpy.random.PCG64(self._seed))
 
@@ -29,6 +32,8 @@ class Generator:
         """Reset the generator to a known state; returns ``self``."""
         if not isinstance(seed, (int, numpy.integer)) or isinstance(seed, bool):
             raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        if not -2**63 <= seed < 2**64:
+            raise ValueError(f"Overflow when unpacking long long: the seed {seed} is outside [-2**63, 2**64)")
         seed = int(seed) % 2**64  # a negative seed wraps around as PyTorch's (a uint64)
         self._seed = seed
         self.rng = numpy.random.Generator(numpy.random.PCG64(seed))

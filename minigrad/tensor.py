@@ -132,7 +132,12 @@ class Tensor:
 
     @property
     def T(self) -> Tensor:  # noqa: N802 (PyTorch's name)
-        return self.permute(*reversed(range(self.ndim)))
+        if self.ndim != 2:
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                          "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+                          "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+                          "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+        return self.permute(tuple(reversed(range(self.ndim))))
 
     @property
     def mT(self) -> Tensor:  # noqa: N802
@@ -250,6 +255,8 @@ class Tensor:
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph's leaves (into their ``.grad``)."""
+        if gradient is not None and not isinstance(gradient, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(gradient).__name__}")
         autograd.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
                           inputs=inputs)
 
@@ -384,8 +391,9 @@ class Tensor:
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``: a copy when it changes."""
+        copy = kwargs.pop("copy", False)
         device, dtype = conversion.parse_to_args(self, args, kwargs)
-        return conversion.to(self, device=device, dtype=dtype)
+        return conversion.to(self, device=device, dtype=dtype, copy=copy)
 
     def cpu(self) -> Tensor:
         return conversion.to(self, device=backend.CPU)
@@ -418,12 +426,15 @@ class Tensor:
         return conversion.to(self, dtype=_dtypes.bool)
 
     def type_as(self, other: Tensor) -> Tensor:
-        return conversion.to(self, dtype=other.dtype)
+        return conversion.to(self, dtype=_other_tensor(other, "type_as").dtype)
 
     def clone(self) -> Tensor:
         return conversion.Clone.apply(self)
 
     def contiguous(self) -> Tensor:
+        """This tensor, or a C-ordered copy of a view that is not (e.g. ``x.t()``), as PyTorch's."""
+        if self._view is not None and not self._array.flags.c_contiguous:
+            return self.clone()
         return self
 
     # --- arithmetic operators -----------------------------------------------------------
@@ -556,6 +567,10 @@ class Tensor:
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         return inplace.fill_random(self, "normal_", "normal", mean, std, generator)
+
+    def random_(self, *bounds: int | None, generator: Any = None) -> Tensor:
+        """Integers uniform in [0, to) for ``random_(to)``, in [from, to) for ``random_(from, to)``."""
+        return inplace.fill_random_integers(self, bounds, generator)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         inplace.apply(self, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
@@ -706,11 +721,11 @@ class Tensor:
             correction: Any = None) -> Tensor:
         return reduction.std(self, dim, unbiased, keepdim, correction=correction)
 
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return reduction.max(self, dim, keepdim)
+    def max(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
+        return reduction.max(self, dim, keepdim, other=other)
 
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
-        return reduction.min(self, dim, keepdim)
+    def min(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
+        return reduction.min(self, dim, keepdim, other=other)
 
     def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
         return reduction.amax(self, dim, keepdim)
@@ -724,11 +739,11 @@ class Tensor:
     def argmin(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         return reduction.argmin(self, dim, keepdim)
 
-    def softmax(self, dim: Any = None, dtype: Any = None) -> Tensor:
-        return softmax.softmax(self, dim, dtype)
+    def softmax(self, dim: int, dtype: Any = None) -> Tensor:  # no implicit dim here, as in PyTorch
+        return softmax.softmax(self, _required_dim(dim, "softmax"), dtype)
 
-    def log_softmax(self, dim: Any = None, dtype: Any = None) -> Tensor:
-        return softmax.log_softmax(self, dim, dtype)
+    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        return softmax.log_softmax(self, _required_dim(dim, "log_softmax"), dtype)
 
     def matmul(self, other: Tensor) -> Tensor:
         return linalg.matmul(self, other)
@@ -748,14 +763,14 @@ class Tensor:
     def reshape(self, *shape_args: Any) -> Tensor:
         return shape_ops.reshape(self, *shape_args)
 
-    def view(self, *shape_args: Any) -> Tensor:
-        return shape_ops.view(self, *shape_args)
+    def view(self, *shape_args: Any, dtype: Any = None) -> Tensor:
+        return shape_ops.view(self, *shape_args, dtype=dtype)
 
     def view_as(self, other: Tensor) -> Tensor:
-        return shape_ops.reshape(self, other.shape)
+        return shape_ops.view(self, _other_tensor(other, "view_as").shape)
 
     def reshape_as(self, other: Tensor) -> Tensor:
-        return shape_ops.reshape(self, other.shape)
+        return shape_ops.reshape(self, _other_tensor(other, "reshape_as").shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return shape_ops.flatten(self, start_dim, end_dim)
@@ -770,7 +785,7 @@ class Tensor:
         return shape_ops.expand(self, *sizes)
 
     def expand_as(self, other: Tensor) -> Tensor:
-        return shape_ops.expand(self, other.shape)
+        return shape_ops.expand(self, _other_tensor(other, "expand_as").shape)
 
     def __getitem__(self, key: Any) -> Tensor:
         return indexing.getitem(self, key)
@@ -792,6 +807,21 @@ def _legacy_array(data: Any, shape: tuple) -> Any:
         return numpy.asarray(data, dtype=dtype)
     raise TypeError(f"Tensor() expects an array, a list of numbers or a shape, got {type(data).__name__}; "
                     "use minigrad.tensor(data) to create tensors")
+
+
+def _other_tensor(other: Any, method: str) -> Tensor:
+    """``other`` itself, if it is a Tensor (``view_as``, ``type_as`` ...); PyTorch's TypeError if not."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{method}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return other
+
+
+def _required_dim(dim: Any, function: str) -> int:
+    """``dim`` where PyTorch requires one (``softmax(dim=None)`` is its TypeError, not a default)."""
+    if dim is None:
+        raise TypeError(f"{function}(): argument 'dim' must be int, not NoneType")
+    return dim
 
 
 def _normalize_dim(dim: int, ndim: int) -> int:

@@ -22,6 +22,7 @@ from minigrad import backend
 from minigrad._layout import contiguous_copy
 from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
+from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor
 
 __all__ = ["BackwardPass", "run_backward", "sum_to_shape"]
@@ -129,6 +130,8 @@ class BackwardPass:
         grads = self.buffers.pop(node)
         if node._tensor_hooks or node._retained:
             grads = self._run_tensor_hooks(node, grads)
+        if isinstance(node, AccumulateGrad) and grads[0] is not None:
+            grads[0] = node.run_hooks(grads[0])  # before grad() captures it, as in PyTorch
         if self.capture is not None:
             for index, grad in enumerate(grads):
                 if (node, index) in self.capture:
@@ -153,8 +156,9 @@ class BackwardPass:
         return node, grads, input_grads
 
     def run(self) -> None:
-        while self.ready:
-            self.step()
+        with ieee_results():  # inf and nan in gradients come silently, as in PyTorch (NumPy would warn)
+            while self.ready:
+                self.step()
 
     def _call_backward(self, node: Node, grads: list) -> tuple:
         """Run one node's backward on its output gradients; return one checked gradient per input."""

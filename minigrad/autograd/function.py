@@ -62,12 +62,16 @@ class AccumulateGrad(Node):
         self.variable = leaf
         self._sequence_nr = _LEAF_PRIORITY  # as PyTorch: a leaf's .grad is filled as soon as it is ready
 
-    def accumulate(self, grad: Tensor) -> None:
-        leaf = self.variable
-        for hook in leaf._hooks or ():
+    def run_hooks(self, grad: Tensor) -> Tensor:
+        """The gradient after the leaf's hooks (``leaf.register_hook``), which may replace it."""
+        for hook in self.variable._hooks or ():
             result = hook(grad)
             if result is not None:
                 grad = checked_hook_result(hook, grad, result)
+        return grad
+
+    def accumulate(self, grad: Tensor) -> None:
+        leaf = self.variable
         if leaf._grad is None:
             # A fresh, writable array that nothing else holds (the gradient may be a
             # broadcast view, or be shared with another input's gradient).

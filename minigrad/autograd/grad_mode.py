@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -40,10 +41,28 @@ class _GradModeContext:
         return self.__class__()
 
     def __call__(self, function: Callable) -> Callable:
+        if inspect.isgeneratorfunction(function):
+            return self._wrap_generator(function)
+
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self._fresh():
                 return function(*args, **kwargs)
+        return wrapper
+
+    def _wrap_generator(self, function: Callable) -> Callable:
+        """A generator runs in the mode each time it resumes; its caller keeps its own mode in between."""
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            generator = function(*args, **kwargs)
+            request = None
+            while True:
+                with self._fresh():
+                    try:
+                        response = generator.send(request)
+                    except StopIteration as stop:
+                        return stop.value
+                request = yield response
         return wrapper
 
 

@@ -25,6 +25,7 @@ from minigrad import backend
 from minigrad.autograd.api import _root_gradients
 from minigrad.autograd.engine import BackwardPass
 from minigrad.autograd.function import AccumulateGrad, Node
+from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor
 
 __all__ = ["BackwardStepper", "BackwardStep", "edge_metadata"]
@@ -239,7 +240,8 @@ class BackwardStepper:
         """Run the next node's backward; return what it received and what it sent."""
         if self.done:
             raise RuntimeError("the backward pass is finished: there is no node left to step")
-        node, grad_outputs, grad_inputs = self._pass.step()
+        with ieee_results():  # inf and nan come silently, as in a whole backward pass
+            node, grad_outputs, grad_inputs = self._pass.step()
         self._ran.add(node)
         record = BackwardStep(index=len(self.steps), node=node, name=node.name(),
                               input_shapes=tuple(None if m is None else tuple(m[0])

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from minigrad.data.collate import default_collate, default_convert
+from minigrad.data.dataset import SampleBatch
 from minigrad.data.sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader"]
@@ -74,9 +75,12 @@ class DataLoader:
     def _fetch(self, indices: list[int]) -> Any:
         """The samples at ``indices``: in one call when the dataset offers ``__getitems__``."""
         getitems = getattr(self.dataset, "__getitems__", None)
-        if getitems is not None:
-            return getitems(indices)
-        return [self.dataset[index] for index in indices]
+        if getitems is None:
+            return [self.dataset[index] for index in indices]
+        samples = getitems(indices)
+        if isinstance(samples, SampleBatch) and self.collate_fn is not default_collate:
+            return list(samples)  # a user's collate_fn gets the plain list of samples, as in PyTorch
+        return samples
 
     def __iter__(self) -> Iterator:
         if self.batch_sampler is None:  # no automatic batching: one converted sample at a time

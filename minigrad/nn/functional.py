@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from minigrad.nn import grad  # noqa: F401  (``F.grad.conv2d_input``, as ``torch.nn.functional.grad``)
 from minigrad.ops import conv as _conv
 from minigrad.ops import dropout as _dropout
 from minigrad.ops import elementwise as _elementwise
@@ -147,6 +148,6 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
-             reduction: str = "mean") -> Tensor:
-    """(input − target)², averaged (or summed, or not reduced)."""
-    return _loss.mse_loss(input, target, _legacy_reduction(size_average, reduce, reduction))
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """(input − target)², optionally weighted elementwise; averaged (or summed, or not reduced)."""
+    return _loss.mse_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight)

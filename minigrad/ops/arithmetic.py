@@ -36,8 +36,13 @@ def _promoted(ctx: Any, a: Any, b: Any, floating: bool = False) -> tuple:
     return array_of(a, dtype), array_of(b, dtype)
 
 
-def _save_operands(ctx: Any, a: Any, b: Any) -> None:
-    """Save tensor operands for backward (version-checked); plain numbers are kept as they are."""
+def _save_operands(ctx: Any, a: Any, b: Any, keep_a: bool = True, keep_b: bool = True) -> None:
+    """Save tensor operands for backward (version-checked); plain numbers are kept as they are.
+
+    An operand that backward will not read (``keep_a=False``) is not saved, so that changing it in
+    place afterwards is no error, as in PyTorch (``z = y * 2; y.add_(1)`` leaves z's backward intact).
+    """
+    a, b = (a if keep_a else None), (b if keep_b else None)
     a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
     ctx.save_for_backward(a if a_is_tensor else None, b if b_is_tensor else None)
     if not (a_is_tensor and b_is_tensor):
@@ -65,12 +70,25 @@ def _binary_operands(a: Any, b: Any) -> tuple:
     return as_operand(a, like), as_operand(b, like)
 
 
+def _check_alpha(alpha: Any, a: Any, b: Any) -> None:
+    """PyTorch's rules for ``alpha`` (add/sub): no float alpha for an integer or bool result, and a
+    bool alpha only for a bool result."""
+    if isinstance(alpha, (float, bool)):
+        result = _dtypes.result_type(a, b)
+        if isinstance(alpha, float) and not result.is_floating_point:
+            raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point "
+                               f"number (got alpha={alpha}).")
+        if isinstance(alpha, bool) and result is not _dtypes.bool:
+            raise RuntimeError(f"Boolean alpha only supported for Boolean results (got alpha={alpha}).")
+
+
 class Add(Function):
     """z = a + alpha * b;   dz/da = 1,  dz/db = alpha."""
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = _promoted(ctx, a, b)
+        _check_alpha(alpha, a, b)
         ctx.alpha = alpha
         return wrap(x + y if alpha == 1 else x + alpha * y)
 
@@ -98,6 +116,7 @@ class Sub(Function):
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or `logical_not()` "
                                "operator instead.")
+        _check_alpha(alpha, a, b)
         ctx.alpha = alpha
         return wrap(x - y if alpha == 1 else x - alpha * y)
 
@@ -117,7 +136,7 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b)
-        _save_operands(ctx, a, b)
+        _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1], keep_b=ctx.needs_input_grad[0])
         return wrap(x * y)
 
     @staticmethod
@@ -139,7 +158,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b, floating=True)
-        _save_operands(ctx, a, b)
+        _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1])
         with ieee_results():
             return wrap(x / y)
 

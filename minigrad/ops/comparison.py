@@ -28,28 +28,28 @@ def _compare(name: str, a: Any, b: Any) -> Tensor:
     return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
 
 
-def eq(a: Any, b: Any) -> Tensor:
-    return _compare("equal", a, b)
+def eq(a: Any, other: Any) -> Tensor:
+    return _compare("equal", a, other)
 
 
-def ne(a: Any, b: Any) -> Tensor:
-    return _compare("not_equal", a, b)
+def ne(a: Any, other: Any) -> Tensor:
+    return _compare("not_equal", a, other)
 
 
-def lt(a: Any, b: Any) -> Tensor:
-    return _compare("less", a, b)
+def lt(a: Any, other: Any) -> Tensor:
+    return _compare("less", a, other)
 
 
-def le(a: Any, b: Any) -> Tensor:
-    return _compare("less_equal", a, b)
+def le(a: Any, other: Any) -> Tensor:
+    return _compare("less_equal", a, other)
 
 
-def gt(a: Any, b: Any) -> Tensor:
-    return _compare("greater", a, b)
+def gt(a: Any, other: Any) -> Tensor:
+    return _compare("greater", a, other)
 
 
-def ge(a: Any, b: Any) -> Tensor:
-    return _compare("greater_equal", a, b)
+def ge(a: Any, other: Any) -> Tensor:
+    return _compare("greater_equal", a, other)
 
 
 def logical_binary(name: str, a: Any, b: Any) -> Tensor:
@@ -107,8 +107,12 @@ def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A
 def nonzero(a: Tensor, *, as_tuple: bool = False) -> Any:
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or a tuple of 1-D ones."""
     xp = xp_of(a)
+    if a.ndim == 0:  # NumPy refuses 0-d; PyTorch treats it as 1-D (as_tuple) or gives (n, 0) indices
+        (found,) = xp.nonzero(a.array.reshape(1))
+        if as_tuple:
+            return (wrap(found.astype(_dtypes.int64.numpy)),)
+        return wrap(xp.zeros((found.size, 0), dtype=_dtypes.int64.numpy))
     indices = xp.nonzero(a.array)
     if as_tuple:
         return tuple(wrap(i.astype(_dtypes.int64.numpy)) for i in indices)
-    return wrap(xp.stack(indices, axis=1).astype(_dtypes.int64.numpy) if indices else
-                xp.zeros((int(a.array.size != 0 and bool(a.array)), 0), dtype=_dtypes.int64.numpy))
+    return wrap(xp.stack(indices, axis=1).astype(_dtypes.int64.numpy))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from numbers import Number
 from typing import Any
 
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import wrap, xp_of
+from minigrad.ops._util import ieee_results, wrap, xp_of
 from minigrad.tensor import Tensor
 
 
@@ -69,7 +70,8 @@ def to(a: Tensor, device: Any = None, dtype: Any = None, copy: bool = False) -> 
 
 def _cast_no_grad(a: Tensor, dtype: _dtypes.dtype) -> Tensor:
     """Casting to an integer or bool type ends differentiation (as in PyTorch)."""
-    return wrap(a.array.astype(dtype.numpy))
+    with ieee_results():  # nan or inf to an integer: whatever the cast gives, silently as in PyTorch
+        return wrap(a.array.astype(dtype.numpy))
 
 
 def parse_to_args(a: Tensor, args: tuple, kwargs: dict) -> tuple:
@@ -109,6 +111,8 @@ class Copy(Function):
 
 
 def copy_into(a: Tensor, source: Any) -> Tensor:
+    if not isinstance(source, (Tensor, Number)):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(source).__name__}")
     if isinstance(source, Tensor) and source.device != a.device:
         source = to(source, device=a.device)
     return Copy.apply(a, source)

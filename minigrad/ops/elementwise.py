@@ -4,6 +4,7 @@ function's derivative at the input (or, where cheaper, at the saved output)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from minigrad import dtypes as _dtypes
@@ -14,6 +15,7 @@ from minigrad.ops._util import (
     as_operand,
     first_tensor,
     ieee_results,
+    not_implemented_for,
     wrap,
     xp_of,
 )
@@ -293,6 +295,8 @@ def relu(a: Tensor) -> Tensor:
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)
+    if a.dtype is _dtypes.bool:
+        raise not_implemented_for("abs_cpu", a)
     return Abs.apply(a)
 
 
@@ -308,31 +312,37 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 
     return Clamp.apply(a, min, max)
 
 
-def _tensor_operands(a: Any, b: Any) -> tuple:
-    """Both as Tensors: a number becomes a 0-d tensor on the other's device."""
-    from minigrad.creation import tensor  # noqa: PLC0415 (creation imports the ops)
-
-    like = first_tensor(a, b)
-    return tuple(v if isinstance(v, Tensor) else tensor(v, device=like.device) for v in (a, b))
+def _tensor_operands(a: Any, b: Any, name: str) -> tuple:
+    """``a`` and ``b``, which must both be Tensors (PyTorch's maximum and minimum take no numbers)."""
+    for position, (argument, value) in enumerate((("input", a), ("other", b)), start=1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+    return a, b
 
 
 def maximum(a: Tensor, b: Tensor) -> Tensor:
-    return apply_broadcasting(Maximum, *_tensor_operands(a, b))
+    return apply_broadcasting(Maximum, *_tensor_operands(a, b, "maximum"))
 
 
 def minimum(a: Tensor, b: Tensor) -> Tensor:
-    return apply_broadcasting(Minimum, *_tensor_operands(a, b))
+    return apply_broadcasting(Minimum, *_tensor_operands(a, b, "minimum"))
 
 
-def where(condition: Tensor, a: Any = None, b: Any = None) -> Any:
-    """``where(cond, a, b)`` picks elementwise; ``where(cond)`` returns the indices of True."""
-    if a is None and b is None:
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002 (PyTorch's names)
+    """``where(cond, input, other)`` picks elementwise; ``where(cond)`` returns the indices of True."""
+    if input is None and other is None:
         from minigrad.ops.comparison import nonzero  # noqa: PLC0415
 
         return nonzero(condition, as_tuple=True)
-    like = first_tensor(condition, a, b)
+    like = first_tensor(condition, input, other)
     condition = as_operand(condition, like)
+    if condition.dtype is _dtypes.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
+                      "removed in a future version of PyTorch. Use a boolean condition instead.", UserWarning,
+                      stacklevel=2)
+        condition = condition != 0
     if condition.dtype is not _dtypes.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {condition.dtype.name}")
-    return apply_broadcasting(Where, condition, as_operand(a, like), as_operand(b, like))
+    return apply_broadcasting(Where, condition, as_operand(input, like), as_operand(other, like))

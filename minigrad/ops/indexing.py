@@ -40,6 +40,8 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
             part = _on_device_of(a, part.array)
         elif isinstance(part, (list, tuple)):
             part = xp.asarray(part)
+            if part.size == 0:  # ``a[[]]`` selects nothing (NumPy would make a float array of it)
+                part = part.astype(numpy.int64)
         elif isinstance(part, numpy.ndarray) or backend.device_of(part) != backend.CPU:
             part = _on_device_of(a, part)  # a NumPy index array, as PyTorch accepts
         if part is Ellipsis:
@@ -76,7 +78,55 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
         prepared.append(part)
     if dim > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    if not basic and any(_is_integer(part) for part in prepared):
+        return SplitKey(prepared), basic
     return tuple(prepared), basic
+
+
+def _is_integer(part: Any) -> bool:
+    """An int, or a 0-d integer array (a 0-d integer tensor indexes as an int in PyTorch)."""
+    if hasattr(part, "dtype"):
+        return part.ndim == 0 and part.dtype.kind in "iu"
+    return isinstance(part, int) and not isinstance(part, bool)
+
+
+class SplitKey:
+    """A key that mixes integers with index arrays, applied in two steps as PyTorch does.
+
+    PyTorch first selects with the integers (and slices, None, ...) and then indexes what is left
+    with the arrays. NumPy treats the integers as index arrays too, which can move the arrays'
+    dimensions elsewhere: ``a[0, :, [1, 2]]`` of a 2×3×4 tensor is 3×2 in PyTorch but 2×3 in NumPy.
+    """
+
+    __slots__ = ("first", "second")
+
+    def __init__(self, parts: list):
+        first, second = [], []
+        for part in parts:
+            if _is_integer(part):
+                first.append(int(part))
+            elif hasattr(part, "dtype"):  # an index array: all of its dimensions are kept in step one
+                first.extend([slice(None)] * (part.ndim if part.dtype == bool else 1))
+                second.append(part)
+            else:  # a slice, None or Ellipsis: applied in step one
+                first.append(part)
+                second.append(part if part is Ellipsis else slice(None))
+        self.first, self.second = tuple(first), tuple(second)
+
+
+def read(array: Any, key: Any) -> Any:
+    """``array[key]``, for a plain or a :class:`SplitKey` key."""
+    if isinstance(key, SplitKey):
+        return array[key.first][key.second]
+    return array[key]
+
+
+def write(array: Any, key: Any, value: Any) -> None:
+    """``array[key] = value``, for a plain or a :class:`SplitKey` key (step one is a view of ``array``)."""
+    if isinstance(key, SplitKey):
+        array[key.first][key.second] = value
+    else:
+        array[key] = value
 
 
 def _on_device_of(a: Tensor, index: Any) -> Any:
@@ -122,7 +172,7 @@ class GetItem(Function):
     @staticmethod
     def forward(ctx, a, key, basic):
         ctx.key, ctx.basic, ctx.input_shape = key, basic, a.array.shape
-        return wrap(a.array[key])
+        return wrap(read(a.array, key))
 
     @staticmethod
     def backward(ctx, grad):
@@ -140,7 +190,7 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
     size = 1
     for n in shape:
         size *= n
-    positions = xp.arange(size).reshape(shape)[key]  # the flat position each value came from
+    positions = read(xp.arange(size).reshape(shape), key)  # the flat position each value came from
     totals = xp.bincount(positions.reshape(-1), weights=values.reshape(-1).astype(xp.float64),
                          minlength=size)
     return totals.astype(values.dtype).reshape(shape)
@@ -173,10 +223,11 @@ class IndexPut(Function):
         out = a.array.copy()
         source = value.array if isinstance(value, Tensor) else value
         try:
-            out[key] = source
+            write(out, key, source)
         except ValueError:  # the array library's broadcast error, as PyTorch's
+            target = list(read(out, key).shape)
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(source.shape)} cannot be "
-                               f"broadcast to indexing result of shape {list(out[key].shape)}") from None
+                               f"broadcast to indexing result of shape {target}") from None
         ctx.key = key
         return wrap(out)
 
@@ -185,9 +236,9 @@ class IndexPut(Function):
         grad_a = None
         if ctx.needs_input_grad[0]:
             grad_a = grad.array.copy()
-            grad_a[ctx.key] = 0
+            write(grad_a, ctx.key, 0)
             grad_a = wrap(grad_a)
-        grad_value = wrap(grad.array[ctx.key]) if ctx.needs_input_grad[2] else None
+        grad_value = wrap(read(grad.array, ctx.key)) if ctx.needs_input_grad[2] else None
         return grad_a, None, grad_value
 
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy  # dtype metadata only (finfo, iinfo), never tensor data
+
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _GradMode, no_grad
@@ -252,16 +254,49 @@ def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
 def fill_random(a: Tensor, op_name: str, distribution: str, first: float, second: float,
                 generator: Any) -> Tensor:
     """Fill with uniform(first, second) or normal(mean=first, std=second) numbers (host-drawn)."""
-    from minigrad import backend  # noqa: PLC0415
     from minigrad.random import default_generator  # noqa: PLC0415
 
-    if not a.dtype.is_floating_point:
-        raise RuntimeError(f"{op_name} expects a floating point tensor, got {a.dtype.name}")
+    if not a.dtype.is_floating_point:  # PyTorch has no integer kernel for these: NotImplementedError
+        raise NotImplementedError(f"{op_name} is not implemented for {a.dtype.name} tensors: it draws "
+                                  f"floating point numbers (tensor of shape {list(a.shape)})")
     rng = (generator or default_generator).rng
     if distribution == "uniform":
         host = rng.uniform(first, second, size=a.shape)
     else:
         host = rng.normal(first, second, size=a.shape)
+    return _fill_from_host(a, op_name, host)
+
+
+def _random_upper_bound(dtype: _dtypes.dtype) -> int:
+    """``random_()``'s exclusive upper end: past the largest integer ``dtype`` holds exactly."""
+    if dtype.is_floating_point:
+        return 2 ** (numpy.finfo(dtype.numpy).nmant + 1) + 1
+    if dtype.numpy == numpy.bool_:
+        return 2
+    return int(numpy.iinfo(dtype.numpy).max) + 1
+
+
+def fill_random_integers(a: Tensor, bounds: tuple, generator: Any) -> Tensor:
+    """``random_``: integers uniform in [0, to) for bounds ``(to,)``, [from, to) for ``(from, to)``.
+
+    No bounds (or ``to=None``) reaches up to the largest integer the dtype holds exactly.
+    """
+    from minigrad.random import default_generator  # noqa: PLC0415
+
+    if len(bounds) > 2:
+        raise TypeError(f"random_() takes at most 2 bounds (from, to), but got {len(bounds)}: {bounds}")
+    low, high = bounds if len(bounds) == 2 else (0, bounds[0] if bounds else None)
+    high = _random_upper_bound(a.dtype) if high is None else high
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    host = (generator or default_generator).rng.integers(low, high, size=a.shape)
+    return _fill_from_host(a, "random_", host)
+
+
+def _fill_from_host(a: Tensor, op_name: str, host: Any) -> Tensor:
+    """Write the host-drawn ``host`` into ``a`` (through the graph when ``a`` is a view in it)."""
+    from minigrad import backend  # noqa: PLC0415
+
     values = backend.from_host(host.astype(a.dtype.numpy), a.device)
     if _is_graph_view(a):
         return apply(a, op_name, lambda t: wrap(values))

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, wrap, xp_of
+from minigrad.ops._util import (
+    as_operand,
+    check_broadcast_shapes,
+    first_tensor,
+    not_implemented_for,
+    wrap,
+    xp_of,
+)
 from minigrad.tensor import Tensor
 
 
@@ -72,6 +80,9 @@ def matmul(a: Any, b: Any) -> Tensor:
         raise TypeError(f"unsupported operand type(s) for @: '{type(a).__name__}' and '{type(b).__name__}'")
     _check_same_dtype(a, b, "matmul")
     _check_shapes(a, b)
+    if a.dtype is _dtypes.bool:  # PyTorch has no bool kernel: named as its error names it
+        kernel = "dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else "addmm_impl_cpu_"
+        raise not_implemented_for(kernel, a)
     try:
         return MatMul.apply(a, b)
     except ValueError:  # the batch dimensions do not broadcast: say so as PyTorch does

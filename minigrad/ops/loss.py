@@ -23,6 +23,7 @@ from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
+from minigrad.dtypes import result_type
 from minigrad.ops._util import ieee_results, wrap, xp_of
 from minigrad.tensor import Tensor
 
@@ -242,6 +243,9 @@ def check_class_target(input: Tensor, target: Tensor, weight: Tensor | None, ign
     if weight is not None and tuple(weight.shape) != (classes,):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes "
                            f"but got weight tensor of shape: {list(weight.shape)}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.name} but found {weight.dtype.name}: the "
+                           f"class weights must have the input's dtype")
     t = target.array
     bad = (t != ignore_index) & ((t < 0) | (t >= classes))
     if t.size and bool(bad.any()):  # checked here: CuPy would silently wrap a bad index around
@@ -270,7 +274,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         if weight is not None and tuple(weight.shape) != (classes,):
             raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} "
                                f"classes or no classes but got weight tensor of shape: {list(weight.shape)}")
-        return CrossEntropyProbs.apply(input, target.to(input.dtype), weight, reduction, label_smoothing)
+        dtype = result_type(input, target, *([] if weight is None else [weight]))  # as PyTorch's −Σ w q ℓ
+        return CrossEntropyProbs.apply(input.to(dtype), target.to(dtype), weight, reduction, label_smoothing)
     check_class_target(input, target, weight, ignore_index)
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
 
@@ -286,8 +291,11 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     return NLL.apply(input, target, weight, ignore_index, reduction)
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (composed of ops)."""
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (composed of ops).
+
+    With ``weight`` (input's shape): w ⊙ (input − target)², and 'mean' is Σ w (x − y)² / Σ w.
+    """
     reduction = resolve_reduction(reduction)
     if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
         raise NotImplementedError(f"mse_loss is not implemented for integer tensors (got {input.dtype.name} "
@@ -298,6 +306,13 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
                       "Please ensure they have the same size.", stacklevel=3)
     diff = input - target
     squared = diff * diff
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError(f"Weights and input must have the same size (weight of shape "
+                             f"{list(weight.shape)}, input of shape {list(input.shape)}).")
+        squared = squared * weight
     if reduction == "none":
         return squared
-    return squared.sum() if reduction == "sum" else squared.mean()
+    if reduction == "sum":
+        return squared.sum()
+    return squared.mean() if weight is None else squared.sum() / weight.sum()

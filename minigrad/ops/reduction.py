@@ -288,13 +288,23 @@ def _check_int_dim(dim: Any, name: str) -> None:
         raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
 
 
-def max(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def max(a: Tensor, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:  # noqa: A001
     """``max(a)``: the largest value; ``max(a, dim)``: named tuple (values, indices); ``max(a, b)``."""
-    return _max_or_min(a, dim, keepdim, "max")
+    return _max_or_min(a, _dim_or_other(dim, other, "max"), keepdim, "max")
 
 
-def min(a: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
-    return _max_or_min(a, dim, keepdim, "min")
+def min(a: Tensor, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:  # noqa: A001
+    return _max_or_min(a, _dim_or_other(dim, other, "min"), keepdim, "min")
+
+
+def _dim_or_other(dim: Any, other: Any, name: str) -> Any:
+    """``max(a, other=b)`` is ``max(a, b)``; a dim as well is no signature PyTorch has."""
+    if other is None:
+        return dim
+    if dim is not None or not isinstance(other, Tensor):
+        raise TypeError(f"{name}() takes a dim or another Tensor (other=), not "
+                        f"dim={dim!r} and other={type(other).__name__}")
+    return other
 
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:

@@ -4,20 +4,24 @@ backward moves the gradient back the same way."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import array_of, mark_view, product, reduction_axes, wrap, xp_of
+from minigrad.ops._util import TORCH_TYPE_NAMES, array_of, mark_view, product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
 
 def _sizes(args: tuple) -> tuple:
-    """``f(2, 3)`` or ``f((2, 3))`` or ``f([2, 3])`` -> (2, 3)."""
+    """``f(2, 3)`` or ``f((2, 3))`` or ``f([2, 3])`` -> (2, 3); a float size is a TypeError, as in PyTorch."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
-    return tuple(int(n) for n in args)
+    try:
+        return tuple(operator.index(n) for n in args)
+    except TypeError:
+        raise TypeError(f"sizes must be a tuple of ints, but got {list(args)}") from None
 
 
 class Reshape(Function):
@@ -54,7 +58,56 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     return mark_view(Reshape.apply(a, shape), a, lambda array: array.reshape(shape))
 
 
-view = reshape  # minigrad's arrays never need a contiguous copy to be viewed
+def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
+    """``a.view(shape)``: the same storage seen with a new shape (an error where that would need a copy);
+    ``a.view(dtype)``: the same bytes read as another dtype."""
+    if dtype is None and len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type)):
+        dtype, shape = shape[0], ()
+    if dtype is not None:
+        return _view_as_dtype(a, _dtypes.as_dtype(dtype))
+    out = reshape(a, *shape)
+    if out._base is None and a.numel() and _is_view_of_contiguous(a):
+        raise RuntimeError(f"view size is not compatible with input tensor's size and stride (at least one "
+                           f"dimension spans across two contiguous subspaces): can't view the "
+                           f"{list(a.shape)} tensor as {list(out.shape)}. Use .reshape(...) instead.")
+    return out
+
+
+def _is_view_of_contiguous(a: Tensor) -> bool:
+    """True if ``a`` was made by view ops from a C-contiguous array: its strides are then PyTorch's, and
+    reshaping it needs a copy exactly where PyTorch's ``view`` raises. (Other arrays may be laid out
+    differently from PyTorch's tensors, and for those ``view`` copies rather than raise.)"""
+    return a._view is not None and a._view.base.array.flags.c_contiguous
+
+
+def _view_as_dtype(a: Tensor, target: _dtypes.dtype) -> Tensor:
+    """The same bytes as ``target`` elements; with another element size the last dim grows or shrinks.
+
+    As in PyTorch it is not differentiable, and it shares storage (and the version counter) with ``a``.
+    """
+    array = a.array
+    if target.itemsize != a.dtype.itemsize:
+        names = f"to view {TORCH_TYPE_NAMES[a.dtype.name]} as {TORCH_TYPE_NAMES[target.name]} " \
+                f"(different element sizes)"
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {names}")
+        stride = array.strides[-1] // array.itemsize
+        if stride != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {names}, but got {stride}")
+        ratio = target.itemsize // a.dtype.itemsize
+        if ratio > 1 and a.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {names}, but got {a.shape[-1]}")
+        for dim, step in enumerate(array.strides[:-1]):  # PyTorch counts strides in elements of the new dtype
+            if ratio > 1 and (step // array.itemsize) % ratio:
+                raise RuntimeError(f"self.stride({dim}) must be divisible by {ratio} {names}, "
+                                   f"but got {step // array.itemsize}")
+    try:
+        out = Tensor(array.view(target.numpy))
+    except ValueError as error:
+        raise RuntimeError(f"can't view the {list(a.shape)} {a.dtype.name} tensor as {target.name}: "
+                           f"{error}") from None
+    out._base = a if a._base is None else a._base
+    return out
 
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -96,6 +149,8 @@ class Permute(Function):
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     axes = tuple(_normalize_dim(d, a.ndim) for d in _sizes(dims)) if a.ndim else ()
     if sorted(axes) != list(range(a.ndim)):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -165,8 +220,7 @@ class Cat(Function):
     """y = the inputs joined along ``axis``;   each input's gradient is its slice of dy."""
 
     @staticmethod
-    def forward(ctx, axis, *tensors):
-        dtype = _dtypes.result_type(*tensors)
+    def forward(ctx, axis, dtype, *tensors):
         ctx.axis = axis
         ctx.sizes = [t.array.shape[axis] for t in tensors]
         return wrap(xp_of(tensors[0]).concatenate([array_of(t, dtype) for t in tensors], axis=axis))
@@ -179,12 +233,16 @@ class Cat(Function):
             index[ctx.axis] = slice(start, start + size)
             grads.append(wrap(grad.array[tuple(index)]))
             start += size
-        return (None, *grads)
+        return (None, None, *grads)
 
 
 def _tensor_list(tensors: Any, name: str) -> list:
-    if isinstance(tensors, Tensor):
-        raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not Tensor")
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not "
+                        f"{type(tensors).__name__}")
+    for number, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {number} in argument 0, but got {type(t).__name__}")
     return list(tensors)
 
 
@@ -192,6 +250,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    dtype = _dtypes.result_type(*tensors)  # the skipped ones below count too, as in PyTorch
     # PyTorch skips 1-D empty tensors in cat (legacy behaviour)
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     reference = tensors[0]
@@ -206,7 +265,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
             if i != axis and n != m:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected "
                                    f"size {n} but got size {m} for tensor number {number} in the list.")
-    return Cat.apply(axis, *tensors)
+    return Cat.apply(axis, dtype, *tensors)
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:

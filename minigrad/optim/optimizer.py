@@ -59,11 +59,12 @@ class Optimizer:
             self.add_param_group(param_group)
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__} ("]
+        """PyTorch's layout: each group's options, sorted, under "Parameter Group i"; a blank line between."""
+        groups = []
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
-        return "\n".join(lines) + "\n)"
+            options = [f"    {key}: {group[key]}\n" for key in sorted(group) if key != "params"]
+            groups.append(f"\nParameter Group {i}\n" + "".join(options))
+        return f"{type(self).__name__} (" + "".join(groups) + ")"
 
     # --- parameter groups ----------------------------------------------------------------
 

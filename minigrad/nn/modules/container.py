@@ -154,7 +154,7 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
-        if isinstance(modules, (Module, str)) or not hasattr(modules, "__iter__"):
+        if not isinstance(modules, Iterable):  # a ModuleList or Sequential is one; a single layer is not
             raise TypeError(f"ModuleList.extend should be called with an iterable, but got "
                             f"{type(modules).__name__}")
         for module in modules:
