@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -38,6 +39,17 @@ def blas_kernel(env: dict) -> str:
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
                                check=False)
     return completed.stdout.strip() if completed.returncode == 0 else "unknown (pip install threadpoolctl)"
+
+
+def processor() -> str:
+    """The processor's name and logical CPU count, for telling apart figures from different machines."""
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:   # Linux: the marketing name
+            name = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{name}, {os.cpu_count()} logical CPUs"
 
 
 def torch_available() -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import blas_environment, blas_kernel, torch_available  # noqa: E402
+from _runner import blas_environment, blas_kernel, processor, torch_available  # noqa: E402
 
 # (N, C_in, H, W, C_out, k, stride, padding, dilation, groups)
 SHAPES = [
@@ -197,7 +197,7 @@ def main() -> None:
     combine = statistics.median if args.stat == "median" else min
     print(f"minigrad algorithm={args.algorithm}, float32, {args.threads} thread(s), {args.clock} clock; "
           f"minigrad's BLAS: {blas_kernel(env)}; {args.stat} of "
-          f"{args.rounds}x{args.number} calls")
+          f"{args.rounds}x{args.number} calls; {processor()}")
     header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28} {'mode':<17} {'minigrad ms':>11} {'GFLOP/s':>8}"
     if "torch" in libraries:
         header += f" {'torch ms':>9} {'GFLOP/s':>8} {'ratio':>6} {'goal':>5} {'ratio of mins':>13}"

@@ -25,7 +25,14 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import blas_environment, blas_kernel, median_of, run_interleaved, torch_available  # noqa: E402
+from _runner import (  # noqa: E402
+    blas_environment,
+    blas_kernel,
+    median_of,
+    processor,
+    run_interleaved,
+    torch_available,
+)
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mnist_cnn.py"
 PHASES = ("step", "forward", "backward", "optimizer")
@@ -91,7 +98,7 @@ def compare(rounds: int, steps: int, batch_size: int, threads: int, native_blas:
     ms = {lib: median_of(runs[lib], "ms") for lib in libraries}
     print(f"MNIST CNN training step, batch {batch_size}: median of {rounds} interleaved rounds "
           f"(each the median of {steps} steps), each library in its own process, {threads} thread(s) each")
-    print(f"minigrad's BLAS: {blas_kernel(environments['minigrad'])}")
+    print(f"minigrad's BLAS: {blas_kernel(environments['minigrad'])}; {processor()}")
     print(f"{'':<12}{'minigrad ms':>13}{'torch ms':>10}{'ratio':>8}")
     for phase in PHASES:
         mine = ms["minigrad"][phase]
