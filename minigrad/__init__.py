@@ -9,7 +9,14 @@ from minigrad._version import __version__
 from minigrad import _memory
 from minigrad.tensor import Size, Tensor
 from minigrad import autograd, backend, cuda, dtypes
-from minigrad.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd import (
+    enable_grad,
+    inference_mode,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.backend import Device, device, set_backend
 from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
@@ -33,7 +40,8 @@ int = int32  # noqa: A001
 short = int16
 
 __all__ = ["__version__", "Tensor", "Size", "autograd", "backend", "cuda", "dtypes", "no_grad", "enable_grad",
-           "inference_mode", "set_grad_enabled", "is_grad_enabled", "device", "Device", "set_backend",
+           "is_anomaly_enabled", "inference_mode", "set_grad_enabled", "is_grad_enabled", "device", "Device",
+           "set_backend",
            "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
            "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
            "rand_like", "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32",

@@ -533,3 +533,10 @@ def test_filling_a_non_leaf_keeps_it_in_the_graph_with_a_zero_gradient_like_torc
         (y * x).sum().backward()
         results[lib] = (y.grad_fn is not None, y.requires_grad, y.tolist(), x.grad.tolist())
     assert results[mg] == results[torch]
+
+
+def test_is_anomaly_enabled_at_top_level_follows_detect_anomaly_as_in_torch():
+    assert mg.is_anomaly_enabled() is False and mg.is_anomaly_enabled is mg.autograd.is_anomaly_enabled
+    with mg.autograd.detect_anomaly():
+        assert mg.is_anomaly_enabled() is True
+    assert mg.is_anomaly_enabled() is False
