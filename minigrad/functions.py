@@ -14,7 +14,7 @@ from typing import Any
 from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
 from minigrad.ops import shape as shape_ops
 from minigrad.ops import softmax as softmax_ops
-from minigrad.tensor import Tensor, _required_dim
+from minigrad.tensor import Tensor, _required_dim, numpy_keywords
 
 
 def _on_tensor(function: Callable) -> Callable:
@@ -54,23 +54,25 @@ minimum = elementwise.minimum
 where = elementwise.where
 
 # reductions
-sum = _on_tensor(reduction.sum)
-mean = _on_tensor(reduction.mean)
-var = _on_tensor(reduction.var)
-std = _on_tensor(reduction.std)
-max = _on_tensor(reduction.max)
-min = _on_tensor(reduction.min)
-amax = _on_tensor(reduction.amax)
-amin = _on_tensor(reduction.amin)
-argmax = _on_tensor(reduction.argmax)
-argmin = _on_tensor(reduction.argmin)
+sum = numpy_keywords(_on_tensor(reduction.sum))
+mean = numpy_keywords(_on_tensor(reduction.mean))
+var = numpy_keywords(_on_tensor(reduction.var))
+std = numpy_keywords(_on_tensor(reduction.std))
+max = numpy_keywords(_on_tensor(reduction.max))
+min = numpy_keywords(_on_tensor(reduction.min))
+amax = numpy_keywords(_on_tensor(reduction.amax))
+amin = numpy_keywords(_on_tensor(reduction.amin))
+argmax = numpy_keywords(_on_tensor(reduction.argmax))
+argmin = numpy_keywords(_on_tensor(reduction.argmin))
 
 
+@numpy_keywords
 @_on_tensor
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002 (no implicit dim, as PyTorch)
     return softmax_ops.softmax(input, _required_dim(dim, "softmax"), dtype)
 
 
+@numpy_keywords
 @_on_tensor
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: A002
     return softmax_ops.log_softmax(input, _required_dim(dim, "log_softmax"), dtype)
@@ -81,13 +83,13 @@ matmul = _on_tensor(linalg.matmul)
 mm = _on_tensor(linalg.mm)
 reshape = _on_tensor(shape_ops.reshape)
 flatten = _on_tensor(shape_ops.flatten)
-squeeze = _on_tensor(shape_ops.squeeze)
-unsqueeze = _on_tensor(shape_ops.unsqueeze)
+squeeze = numpy_keywords(_on_tensor(shape_ops.squeeze))
+unsqueeze = numpy_keywords(_on_tensor(shape_ops.unsqueeze))
 permute = _on_tensor(shape_ops.permute)
 transpose = _on_tensor(shape_ops.transpose)
 t = _on_tensor(shape_ops.t)
-cat = concat = concatenate = shape_ops.cat
-stack = shape_ops.stack
+cat = concat = concatenate = numpy_keywords(shape_ops.cat)
+stack = numpy_keywords(shape_ops.stack)
 
 # comparisons (bool results, no gradient)
 eq = _on_tensor(comparison.eq)
@@ -135,4 +137,5 @@ def is_tensor(value: Any) -> bool:
 
 __all__ = [name for name in dir() if not name.startswith("_")
            and name not in ("annotations", "Any", "Callable", "Tensor", "arithmetic", "comparison",
-                            "elementwise", "functools", "linalg", "reduction", "shape_ops", "softmax_ops")]
+                            "elementwise", "functools", "linalg", "numpy_keywords", "reduction", "shape_ops",
+                            "softmax_ops")]

@@ -10,6 +10,7 @@ backward live side by side.
 
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ import numpy
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 
-__all__ = ["Tensor", "Size"]
+__all__ = ["Tensor", "Size", "numpy_keywords"]
 
 _NON_LEAF_FLAG = "you can only change requires_grad flags of leaf variables."
 _USE_DETACH = (" If you want to use a computed variable in a subgraph that doesn't require differentiation "
@@ -58,6 +59,21 @@ class _RemovableHandle:
 
     def __exit__(self, *exc_info: Any) -> None:  # ``with t.register_hook(fn): ...`` removes it after
         self.remove()
+
+
+def numpy_keywords(function: Any) -> Any:
+    """``function`` that also takes NumPy's ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``,
+    as PyTorch's functions and methods do (``t.sum(axis=1, keepdims=True)``)."""
+    @functools.wraps(function)
+    def accepting(*args: Any, **kwargs: Any) -> Any:
+        for numpy_name, torch_name in (("axis", "dim"), ("keepdims", "keepdim")):
+            if numpy_name in kwargs:
+                if torch_name in kwargs:
+                    raise TypeError(f"{function.__name__}() got both '{torch_name}' and its alias "
+                                    f"'{numpy_name}'")
+                kwargs[torch_name] = kwargs.pop(numpy_name)
+        return function(*args, **kwargs)
+    return accepting
 
 
 class Tensor:
@@ -639,9 +655,11 @@ class Tensor:
     def isnan(self) -> Tensor:
         return comparison.isnan(self)
 
+    @numpy_keywords
     def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         return comparison.any(self, dim, keepdim)
 
+    @numpy_keywords
     def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         return comparison.all(self, dim, keepdim)
 
@@ -707,41 +725,53 @@ class Tensor:
     def minimum(self, other: Tensor) -> Tensor:
         return elementwise.minimum(self, other)
 
+    @numpy_keywords
     def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.sum(self, dim, keepdim, dtype=dtype)
 
+    @numpy_keywords
     def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.mean(self, dim, keepdim, dtype=dtype)
 
+    @numpy_keywords
     def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
             correction: Any = None) -> Tensor:
         return reduction.var(self, dim, unbiased, keepdim, correction=correction)
 
+    @numpy_keywords
     def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
             correction: Any = None) -> Tensor:
         return reduction.std(self, dim, unbiased, keepdim, correction=correction)
 
+    @numpy_keywords
     def max(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
         return reduction.max(self, dim, keepdim, other=other)
 
+    @numpy_keywords
     def min(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
         return reduction.min(self, dim, keepdim, other=other)
 
+    @numpy_keywords
     def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
         return reduction.amax(self, dim, keepdim)
 
+    @numpy_keywords
     def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
         return reduction.amin(self, dim, keepdim)
 
+    @numpy_keywords
     def argmax(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         return reduction.argmax(self, dim, keepdim)
 
+    @numpy_keywords
     def argmin(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         return reduction.argmin(self, dim, keepdim)
 
+    @numpy_keywords
     def softmax(self, dim: int, dtype: Any = None) -> Tensor:  # no implicit dim here, as in PyTorch
         return softmax.softmax(self, _required_dim(dim, "softmax"), dtype)
 
+    @numpy_keywords
     def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
         return softmax.log_softmax(self, _required_dim(dim, "log_softmax"), dtype)
 
@@ -775,9 +805,11 @@ class Tensor:
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         return shape_ops.flatten(self, start_dim, end_dim)
 
+    @numpy_keywords
     def squeeze(self, dim: Any = None) -> Tensor:
         return shape_ops.squeeze(self, dim)
 
+    @numpy_keywords
     def unsqueeze(self, dim: int) -> Tensor:
         return shape_ops.unsqueeze(self, dim)
 
