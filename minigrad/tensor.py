@@ -447,6 +447,14 @@ class Tensor:
     def clone(self) -> Tensor:
         return conversion.Clone.apply(self)
 
+    def is_contiguous(self) -> bool:
+        """False for a view that PyTorch would also hold out of order (``x.t()``, ``x[:, ::2]``).
+
+        A tensor that an operation made is contiguous, as PyTorch's results are; the memory order
+        minigrad keeps inside (a convolution's (C, H, W, N)) is its own business.
+        """
+        return self._view is None or bool(self._array.flags.c_contiguous)
+
     def contiguous(self) -> Tensor:
         """This tensor, or a C-ordered copy of a view that is not (e.g. ``x.t()``), as PyTorch's."""
         if self._view is not None and not self._array.flags.c_contiguous:

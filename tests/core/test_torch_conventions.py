@@ -1,4 +1,4 @@
-"""NumPy's ``axis=`` / ``keepdims=`` are accepted for ``dim=`` / ``keepdim=``, as PyTorch accepts them."""
+"""NumPy's ``axis=`` / ``keepdims=`` for ``dim=`` / ``keepdim=``, and ``is_contiguous()``, as in PyTorch."""
 
 import numpy
 import pytest
@@ -47,3 +47,21 @@ def test_a_name_and_its_alias_together_are_a_type_error():
         t.sum(dim=0, axis=1)
     with pytest.raises(TypeError):
         torch.ones(2, 3).sum(dim=0, axis=1)
+
+
+IS_CONTIGUOUS = {
+    "fresh": lambda m: m.ones(3, 4),
+    "t()": lambda m: m.ones(3, 4).t(),
+    "every other column": lambda m: m.ones(3, 4)[:, ::2],
+    "rows from 1": lambda m: m.ones(3, 4)[1:],
+    "t().contiguous()": lambda m: m.ones(3, 4).t().contiguous(),
+    "expand": lambda m: m.ones(3, 4).expand(2, 3, 4),
+    "unsqueeze": lambda m: m.ones(3, 4).unsqueeze(0),
+    "permute": lambda m: m.ones(2, 3, 4).permute(2, 0, 1),
+    "conv2d output": lambda m: m.nn.functional.conv2d(m.ones(2, 1, 5, 5), m.ones(3, 1, 3, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(IS_CONTIGUOUS))
+def test_is_contiguous_answers_as_torch(name):
+    assert IS_CONTIGUOUS[name](mg).is_contiguous() == IS_CONTIGUOUS[name](torch).is_contiguous()
