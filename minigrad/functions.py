@@ -8,12 +8,15 @@ argument must be a Tensor check it, so ``mg.exp(2.0)`` is PyTorch's TypeError.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
+from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
 from minigrad.ops import shape as shape_ops
 from minigrad.ops import softmax as softmax_ops
+from minigrad.ops._util import TORCH_TYPE_NAMES
 from minigrad.tensor import Tensor, _required_dim, numpy_keywords
 
 
@@ -28,42 +31,89 @@ def _on_tensor(function: Callable) -> Callable:
     return checked
 
 
+def _writing_out(function: Callable) -> Callable:
+    """``function`` with PyTorch's ``out=``: the result is written into ``out`` (resized if its shape
+    differs), which is returned. Not differentiable, so no argument may require grad."""
+    @functools.wraps(function)
+    def writing(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Any:
+        if out is None:
+            return function(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{function.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        if is_grad_enabled() and any(t.requires_grad for t in _tensors_in((*args, *kwargs.values(), out))):
+            raise RuntimeError(f"{function.__name__}(): functions with out=... arguments don't support "
+                               f"automatic differentiation, but one of the arguments requires grad.")
+        result = function(*args, **kwargs)
+        if _CATEGORY[_kind(result.dtype)] > _CATEGORY[_kind(out.dtype)]:
+            raise RuntimeError(f"result type {TORCH_TYPE_NAMES[result.dtype.name]} can't be cast to the "
+                               f"desired output type {TORCH_TYPE_NAMES[out.dtype.name]}")
+        if out.shape != result.shape:
+            if out.numel():
+                warnings.warn(f"An output with one or more elements was resized since it had shape "
+                              f"{list(out.shape)}, which does not match the required output shape "
+                              f"{list(result.shape)}.", UserWarning, stacklevel=2)
+            out.data = result.to(out.dtype)
+        else:
+            with no_grad():
+                out.copy_(result)
+        return out
+    return writing
+
+
+_CATEGORY = {"bool": 0, "integer": 1, "floating": 2}
+
+
+def _kind(dtype: Any) -> str:
+    return "floating" if dtype.is_floating_point else "bool" if dtype.name == "bool" else "integer"
+
+
+def _tensors_in(values: tuple) -> list:
+    """The Tensors among ``values``, also inside lists and tuples (``cat([a, b], out=c)``)."""
+    found = []
+    for value in values:
+        if isinstance(value, Tensor):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found.extend(_tensors_in(tuple(value)))
+    return found
+
+
 # arithmetic
-add = arithmetic.add
-sub = subtract = arithmetic.sub
-mul = multiply = arithmetic.mul
-div = divide = arithmetic.div
-pow = arithmetic.pow
-neg = arithmetic.neg
-floor_divide = arithmetic.floor_divide
-remainder = arithmetic.remainder
+add = _writing_out(arithmetic.add)
+sub = subtract = _writing_out(arithmetic.sub)
+mul = multiply = _writing_out(arithmetic.mul)
+div = divide = _writing_out(arithmetic.div)
+pow = _writing_out(arithmetic.pow)
+neg = _writing_out(arithmetic.neg)
+floor_divide = _writing_out(arithmetic.floor_divide)
+remainder = _writing_out(arithmetic.remainder)
 
 # elementwise functions
-abs = _on_tensor(elementwise.abs)
-exp = _on_tensor(elementwise.exp)
-log = _on_tensor(elementwise.log)
-sqrt = _on_tensor(elementwise.sqrt)
-sin = _on_tensor(elementwise.sin)
-cos = _on_tensor(elementwise.cos)
-tanh = _on_tensor(elementwise.tanh)
-sigmoid = _on_tensor(elementwise.sigmoid)
+abs = _writing_out(_on_tensor(elementwise.abs))
+exp = _writing_out(_on_tensor(elementwise.exp))
+log = _writing_out(_on_tensor(elementwise.log))
+sqrt = _writing_out(_on_tensor(elementwise.sqrt))
+sin = _writing_out(_on_tensor(elementwise.sin))
+cos = _writing_out(_on_tensor(elementwise.cos))
+tanh = _writing_out(_on_tensor(elementwise.tanh))
+sigmoid = _writing_out(_on_tensor(elementwise.sigmoid))
 relu = _on_tensor(elementwise.relu)
-clamp = clip = _on_tensor(elementwise.clamp)
-maximum = elementwise.maximum
-minimum = elementwise.minimum
-where = elementwise.where
+clamp = clip = _writing_out(_on_tensor(elementwise.clamp))
+maximum = _writing_out(elementwise.maximum)
+minimum = _writing_out(elementwise.minimum)
+where = _writing_out(elementwise.where)
 
 # reductions
-sum = numpy_keywords(_on_tensor(reduction.sum))
-mean = numpy_keywords(_on_tensor(reduction.mean))
-var = numpy_keywords(_on_tensor(reduction.var))
-std = numpy_keywords(_on_tensor(reduction.std))
+sum = _writing_out(numpy_keywords(_on_tensor(reduction.sum)))
+mean = _writing_out(numpy_keywords(_on_tensor(reduction.mean)))
+var = _writing_out(numpy_keywords(_on_tensor(reduction.var)))
+std = _writing_out(numpy_keywords(_on_tensor(reduction.std)))
 max = numpy_keywords(_on_tensor(reduction.max))
 min = numpy_keywords(_on_tensor(reduction.min))
-amax = numpy_keywords(_on_tensor(reduction.amax))
-amin = numpy_keywords(_on_tensor(reduction.amin))
-argmax = numpy_keywords(_on_tensor(reduction.argmax))
-argmin = numpy_keywords(_on_tensor(reduction.argmin))
+amax = _writing_out(numpy_keywords(_on_tensor(reduction.amax)))
+amin = _writing_out(numpy_keywords(_on_tensor(reduction.amin)))
+argmax = _writing_out(numpy_keywords(_on_tensor(reduction.argmax)))
+argmin = _writing_out(numpy_keywords(_on_tensor(reduction.argmin)))
 
 
 @numpy_keywords
@@ -79,8 +129,8 @@ def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:  # noqa: 
 
 
 # matrices and shapes
-matmul = _on_tensor(linalg.matmul)
-mm = _on_tensor(linalg.mm)
+matmul = _writing_out(_on_tensor(linalg.matmul))
+mm = _writing_out(_on_tensor(linalg.mm))
 reshape = _on_tensor(shape_ops.reshape)
 flatten = _on_tensor(shape_ops.flatten)
 squeeze = numpy_keywords(_on_tensor(shape_ops.squeeze))
@@ -88,16 +138,16 @@ unsqueeze = numpy_keywords(_on_tensor(shape_ops.unsqueeze))
 permute = _on_tensor(shape_ops.permute)
 transpose = _on_tensor(shape_ops.transpose)
 t = _on_tensor(shape_ops.t)
-cat = concat = concatenate = numpy_keywords(shape_ops.cat)
-stack = numpy_keywords(shape_ops.stack)
+cat = concat = concatenate = _writing_out(numpy_keywords(shape_ops.cat))
+stack = _writing_out(numpy_keywords(shape_ops.stack))
 
 # comparisons (bool results, no gradient)
-eq = _on_tensor(comparison.eq)
-ne = _on_tensor(comparison.ne)
-lt = _on_tensor(comparison.lt)
-le = _on_tensor(comparison.le)
-gt = _on_tensor(comparison.gt)
-ge = _on_tensor(comparison.ge)
+eq = _writing_out(_on_tensor(comparison.eq))
+ne = _writing_out(_on_tensor(comparison.ne))
+lt = _writing_out(_on_tensor(comparison.lt))
+le = _writing_out(_on_tensor(comparison.le))
+gt = _writing_out(_on_tensor(comparison.gt))
+ge = _writing_out(_on_tensor(comparison.ge))
 equal = comparison.equal
 allclose = comparison.allclose
 isclose = comparison.isclose
@@ -138,4 +188,4 @@ def is_tensor(value: Any) -> bool:
 __all__ = [name for name in dir() if not name.startswith("_")
            and name not in ("annotations", "Any", "Callable", "Tensor", "arithmetic", "comparison",
                             "elementwise", "functools", "linalg", "numpy_keywords", "reduction", "shape_ops",
-                            "softmax_ops")]
+                            "softmax_ops", "warnings", "is_grad_enabled", "no_grad", "TORCH_TYPE_NAMES")]

@@ -65,3 +65,42 @@ IS_CONTIGUOUS = {
 @pytest.mark.parametrize("name", list(IS_CONTIGUOUS))
 def test_is_contiguous_answers_as_torch(name):
     assert IS_CONTIGUOUS[name](mg).is_contiguous() == IS_CONTIGUOUS[name](torch).is_contiguous()
+
+
+OUT_CALLS = {
+    "add": (lambda m, a, b, out: m.add(a, b, out=out), (2, 3)),
+    "mul": (lambda m, a, b, out: m.mul(a, b, out=out), (2, 3)),
+    "matmul": (lambda m, a, b, out: m.matmul(a, b.t(), out=out), (2, 2)),
+    "exp": (lambda m, a, b, out: m.exp(a, out=out), (2, 3)),
+    "sum over dim": (lambda m, a, b, out: m.sum(a, 0, out=out), (3,)),
+    "cat": (lambda m, a, b, out: m.cat([a, b], dim=1, out=out), (2, 6)),
+    "where": (lambda m, a, b, out: m.where(a > 0, a, b, out=out), (2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+@pytest.mark.parametrize("out_shape", ["right", "empty"])
+def test_out_is_written_and_returned_as_in_torch(name, out_shape):
+    call, shape = OUT_CALLS[name]
+    data = numpy.random.default_rng(3).standard_normal((2, 2, 3))
+    results = []
+    for m in (mg, torch):
+        a, b = m.tensor(data[0]), m.tensor(data[1])
+        out = m.zeros(shape if out_shape == "right" else (0,), dtype=m.float64)
+        returned = call(m, a, b, out)
+        assert returned is out and tuple(out.shape) == shape
+        results.append(to_numpy(out) if m is mg else out.numpy())
+    numpy.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+def test_out_refuses_what_torch_refuses():
+    for m in (mg, torch):
+        x = m.ones(2, 3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
+            m.mul(x, 2, out=m.empty(2, 3))
+        with m.no_grad():
+            assert m.mul(x, 2, out=m.empty(2, 3)).requires_grad is False
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+            m.add(m.ones(2), m.ones(2), out=m.zeros(2, dtype=m.int64))
+        with pytest.warns(UserWarning, match="resized"):
+            m.add(m.ones(2), m.ones(2), out=m.zeros(5))
