@@ -104,3 +104,14 @@ def test_out_refuses_what_torch_refuses():
             m.add(m.ones(2), m.ones(2), out=m.zeros(2, dtype=m.int64))
         with pytest.warns(UserWarning, match="resized"):
             m.add(m.ones(2), m.ones(2), out=m.zeros(5))
+
+
+def test_the_tutorials_device_line_runs_and_names_the_accelerator(device):
+    """PyTorch's quickstart: ``torch.accelerator.current_accelerator().type if ... else "cpu"``."""
+    chosen = mg.accelerator.current_accelerator().type if mg.accelerator.is_available() else "cpu"
+    if device.type == "cuda":     # the CuPy stand-in serves 'cuda' in this run
+        assert chosen == "cuda" and mg.accelerator.device_count() == 1
+        assert mg.ones(2, device=chosen).device == mg.device("cuda")
+    else:
+        assert chosen == "cpu" and mg.accelerator.current_accelerator() is None
+        assert mg.accelerator.device_count() == 0
