@@ -41,9 +41,10 @@ class Node:
     _output_meta: Any = (None,)  # (shape, dtype, array type) per output, set when recorded
     _sequence_nr = 0
     _trace: list | None = None
+    _name: str | None = None     # set where one Function stands for several of PyTorch's nodes
 
     def name(self) -> str:
-        return type(self).__name__
+        return self._name or type(self).__name__
 
     def register_hook(self, hook: Any) -> None:
         """``hook(grad_inputs, grad_outputs)`` runs after this node's backward (for inspection)."""

@@ -38,8 +38,8 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
     for part in parts:
         if isinstance(part, Tensor):
             part = _on_device_of(a, part.array)
-        elif isinstance(part, (list, tuple)):
-            part = xp.asarray(part)
+        elif isinstance(part, (list, tuple, range)):   # ``a[range(n), target]``, as PyTorch's tutorials do
+            part = xp.asarray(list(part) if isinstance(part, range) else part)
             if part.size == 0:  # ``a[[]]`` selects nothing (NumPy would make a float array of it)
                 part = part.astype(numpy.int64)
         elif isinstance(part, numpy.ndarray) or backend.device_of(part) != backend.CPU:
@@ -172,6 +172,7 @@ class GetItem(Function):
     @staticmethod
     def forward(ctx, a, key, basic):
         ctx.key, ctx.basic, ctx.input_shape = key, basic, a.array.shape
+        ctx._name = _torch_node_name(key, basic)
         return wrap(read(a.array, key))
 
     @staticmethod
@@ -183,6 +184,23 @@ class GetItem(Function):
             grad_a[ctx.key] = g
             return wrap(grad_a), None, None
         return wrap(scatter_add(xp, g, ctx.input_shape, ctx.key)), None, None
+
+
+def _torch_node_name(key: Any, basic: bool) -> str:
+    """PyTorch's name for the node of ``a[key]``: the last view it takes (Select for an int, Slice,
+    Unsqueeze for None), Alias for ``a[:]``, Index when arrays select."""
+    if not basic:
+        return "IndexBackward0"
+    name = "AliasBackward0"
+    for part in key:
+        if part is None:
+            name = "UnsqueezeBackward0"
+        elif isinstance(part, slice):
+            if part != slice(None):
+                name = "SliceBackward0"
+        elif part is not Ellipsis:
+            name = "SelectBackward0"
+    return name
 
 
 def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:

@@ -115,3 +115,28 @@ def test_the_tutorials_device_line_runs_and_names_the_accelerator(device):
     else:
         assert chosen == "cpu" and mg.accelerator.current_accelerator() is None
         assert mg.accelerator.device_count() == 0
+
+
+INDEX_KEYS = {
+    "int": lambda x: x[0],
+    "two ints": lambda x: x[0, 1],
+    "slice": lambda x: x[1:],
+    "int then slice": lambda x: x[0, 1:],
+    "slice then int": lambda x: x[1:, 0],
+    "full slice then int": lambda x: x[:, 0],
+    "int then full slice": lambda x: x[0, :],
+    "None": lambda x: x[None],
+    "list": lambda x: x[[0, 1]],
+    "range and tensor": lambda x: x[range(2), x.detach()[:2, 0].abs().long() % 4],
+    "Ellipsis then int": lambda x: x[..., 0],
+    "everything": lambda x: x[:, :],
+    "mask": lambda x: x[x > 0],
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_KEYS))
+def test_indexing_nodes_carry_torchs_names_and_values(name):
+    data = numpy.arange(12.0).reshape(3, 4) - 5
+    ours, theirs = (INDEX_KEYS[name](m.tensor(data, requires_grad=True)) for m in (mg, torch))
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    numpy.testing.assert_array_equal(to_numpy(ours.detach()), theirs.detach().numpy())

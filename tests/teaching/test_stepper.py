@@ -188,7 +188,7 @@ def test_run_to_stops_on_the_matching_node_and_run_until_just_before_it():
     step = stepper.run_to("Linear")
     assert step.name == "LinearBackward0" and stepper.steps[-1] is step
     assert not any(s.name.startswith("Linear") for s in stepper.steps[:-1])
-    assert [s.name for s in stepper.steps] == ["NegBackward0", "MeanBackward0", "GetItemBackward0",
+    assert [s.name for s in stepper.steps] == ["NegBackward0", "MeanBackward0", "IndexBackward0",
                                                 "LogSoftmaxBackward0", "LinearBackward0"]
     before = len(stepper.steps)
     node = stepper.run_until("fc2.weight")               # a parameter's name finds its leaf
