@@ -11,7 +11,9 @@ weight aᵢ = w[tᵢ] (0 where tᵢ == ignore_index). With log-probabilities ℓ
 0/0 = nan when every target is ignored, as in PyTorch), 'sum' does not, 'none' returns
 one loss per target. Label smoothing ε > 0 mixes in a uniform target: (1 − ε) times the
 loss above plus ε/C · Σ_c −w_c ℓ[i, c].
-The mean squared error at the end is composed of ordinary ops.
+Binary cross-entropy (with logits x, or with probabilities) is elementwise: one loss per
+element, weighted by w (broadcast), 'mean' over all elements. The mean squared error at the
+end is composed of ordinary ops.
 """
 
 # ruff: noqa: A001, A002  (``input`` is PyTorch's argument name)
@@ -24,7 +26,14 @@ from typing import Any
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
-from minigrad.ops._util import ieee_results, wrap, xp_of
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    check_broadcast_shapes,
+    ieee_results,
+    not_implemented_for,
+    wrap,
+    xp_of,
+)
 from minigrad.tensor import Tensor
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -197,6 +206,138 @@ class NLL(Function):
             None, None, None, None
 
 
+# --- binary cross-entropy: elementwise, one loss per element ------------------------------------------
+
+def softplus_neg(x: Any) -> Any:
+    """softplus(−x) = log(1 + e⁻ˣ) = −log σ(x), as max(−x, 0) + log1p(e^−|x|): no exponent is positive."""
+    xp = get_array_module(x)
+    return xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def sigmoid_of(x: Any) -> Any:
+    """σ(x) = 1 / (1 + e⁻ˣ), through e^−|x| ≤ 1 so that nothing overflows."""
+    xp = get_array_module(x)
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _reduce_elements(loss: Any, reduction: str) -> Any:
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    with ieee_results():  # the mean of no elements is 0 / 0 = nan, as in PyTorch
+        return loss.sum() / loss.size
+
+
+def _element_scale(grad: Tensor, reduction: str, count: int) -> Any:
+    """∂ out / ∂ lossᵢ: the incoming gradient itself ('none', 'sum'), or divided by the count ('mean')."""
+    return grad.array / max(count, 1) if reduction == "mean" else grad.array
+
+
+def _as_arrays(dtype: Any, *tensors: Tensor | None) -> list:
+    """The tensors' arrays in the computation's dtype (None stays None)."""
+    return [None if t is None else t.array.astype(dtype, copy=False) for t in tensors]
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """Binary cross-entropy of logits x against targets y, with pos_weight p and weight w (both broadcast):
+
+        ℓ     = w·[(1 − y)·x + (1 + (p − 1)·y)·softplus(−x)]   (= −w·[p·y·log σ(x) + (1 − y)·log σ(−x)])
+        dℓ/dx = w·[(1 + (p − 1)·y)·σ(x) − p·y]                (= w·[(1 − y) − (1 + (p − 1)·y)·σ(−x)])
+        dℓ/dy = w·[−x + (p − 1)·softplus(−x)]      dℓ/dp = w·y·softplus(−x)      dℓ/dw = ℓ without w
+
+    softplus(−x) = max(−x, 0) + log1p(e^−|x|) and σ are computed without a positive exponent, so
+    |x| = 1000 gives finite values. p and w gradients have the loss's shape; the engine sums them
+    back to p's and w's shapes. (PyTorch refuses weight and pos_weight that require grad.)
+    """
+
+    @staticmethod
+    def forward(ctx, input, target, weight, pos_weight, reduction):
+        dtype = result_type(input, target).numpy
+        x, y, p, w = _as_arrays(dtype, input, target, pos_weight, weight)
+        loss = _logits_unweighted(x, y, p, softplus_neg(x))
+        if w is not None:
+            loss = loss * w
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        return wrap(_reduce_elements(loss, reduction).astype(target.dtype.numpy, copy=False))  # as PyTorch
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight, pos_weight = ctx.saved_tensors
+        x, y, p, w = _as_arrays(result_type(input, target).numpy, input, target, pos_weight, weight)
+        scale = _element_scale(grad, ctx.reduction, x.size)
+        weighted = scale if w is None else scale * w
+        need_x, need_y, need_w, need_p, _ = ctx.needs_input_grad
+        softplus = softplus_neg(x) if need_y or need_w or need_p else None
+        grad_x = grad_y = grad_w = grad_p = None
+        if need_x:
+            if p is None:
+                grad_x = wrap(weighted * (sigmoid_of(x) - y))
+            else:
+                py = p * y
+                grad_x = wrap(weighted * ((1 + py - y) * sigmoid_of(x) - py))
+        if need_y:
+            grad_y = wrap(weighted * (-x if p is None else -x + (p - 1) * softplus))
+        if need_w:
+            grad_w = wrap(scale * _logits_unweighted(x, y, p, softplus))
+        if need_p:
+            grad_p = wrap(weighted * y * softplus)
+        return grad_x, grad_y, grad_w, grad_p, None
+
+
+def _logits_unweighted(x: Any, y: Any, p: Any, softplus: Any) -> Any:
+    """(1 − y)·x + (1 + (p − 1)·y)·softplus(−x), without p: (1 − y)·x + softplus(−x)."""
+    return (1 - y) * x + (1 if p is None else 1 + (p - 1) * y) * softplus
+
+
+class BinaryCrossEntropy(Function):
+    """Binary cross-entropy of probabilities x in [0, 1] against targets y, with weight w (broadcast):
+
+        ℓ     = −w·[y·max(log x, −100) + (1 − y)·max(log(1 − x), −100)]   (each log clamped, as PyTorch's)
+        dℓ/dx = w·(x − y) / max(x·(1 − x), 1e-12)      dℓ/dy = −w·logit(x) = w·log((1 − x) / x)
+        dℓ/dw = ℓ without w
+
+    (PyTorch refuses a weight that requires grad.)
+    """
+
+    @staticmethod
+    def forward(ctx, input, target, weight, reduction):
+        x, y = input.array, target.array
+        loss = _bce_unweighted(x, y)
+        if weight is not None:
+            loss = loss * weight.array.astype(x.dtype, copy=False)
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target, weight)
+        return wrap(_reduce_elements(loss, reduction))
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target, weight = ctx.saved_tensors
+        xp = xp_of(input)
+        x, y = input.array, target.array
+        scale = _element_scale(grad, ctx.reduction, x.size)
+        weighted = scale if weight is None else scale * weight.array.astype(x.dtype, copy=False)
+        need_x, need_y, need_w, _ = ctx.needs_input_grad
+        grad_x = grad_y = grad_w = None
+        if need_x:
+            grad_x = wrap(weighted * (x - y) / xp.maximum(x * (1 - x), 1e-12))
+        if need_y:
+            with ieee_results():  # logit(0) = −inf and logit(1) = inf, as PyTorch's
+                grad_y = wrap(weighted * -xp.log(x / (1 - x)))
+        if need_w:
+            grad_w = wrap(scale * _bce_unweighted(x, y))
+        return grad_x, grad_y, grad_w, None
+
+
+def _bce_unweighted(x: Any, y: Any) -> Any:
+    """(y − 1)·max(log1p(−x), −100) − y·max(log x, −100): PyTorch's order of operations."""
+    xp = get_array_module(x)
+    with ieee_results():  # log(0) = −inf before the clamp
+        return (y - 1) * xp.maximum(xp.log1p(-x), -100) - y * xp.maximum(xp.log(x), -100)
+
+
 # --- argument checks, with PyTorch's exception types and the shapes involved -------------------------
 
 def check_reduction(reduction: str) -> None:
@@ -289,6 +430,77 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
                                   f"got {input.dtype.name}")
     check_class_target(input, target, weight, ignore_index)
     return NLL.apply(input, target, weight, ignore_index, reduction)
+
+
+def _check_weight_shape(name: str, weight: Tensor, input: Tensor) -> None:
+    """``weight`` must broadcast to the input's shape without enlarging it (PyTorch multiplies in place)."""
+    shape, given = tuple(input.shape), tuple(weight.shape)
+    try:
+        check_broadcast_shapes(shape, given)
+    except RuntimeError as error:
+        raise RuntimeError(f"{error}: {name} of shape {list(given)} does not broadcast to the input's "
+                           f"shape {list(shape)}") from None
+    ndim = max(len(shape), len(given))
+    a, b = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(given)) + given
+    broadcast = tuple(n if n != 1 else m for n, m in zip(a, b))
+    if broadcast != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast)} ({name} of shape {list(given)} is larger than the input)")
+
+
+def _check_probabilities(input: Tensor, target: Tensor) -> None:
+    """Every input and target element in [0, 1] (nan is not), as PyTorch's kernel checks them in turn."""
+    x, y = input.array.reshape(-1), target.array.reshape(-1)
+    bad_x, bad_y = ~((x >= 0) & (x <= 1)), ~((y >= 0) & (y <= 1))
+    bad = bad_x | bad_y
+    if bad.size and bool(bad.any()):
+        first = int(bad.argmax())
+        name, values = ("input", x) if bool(bad_x[first]) else ("target", y)
+        raise RuntimeError(f"all elements of {name} should be between 0 and 1 (got {float(values[first])} at "
+                           f"flat index {first} of the {name} of shape {list(input.shape)})")
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
+    """−w·[p·y·log σ(x) + (1 − y)·log(1 − σ(x))] for logits x, targets y of x's shape (stable for any x)."""
+    reduction = resolve_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for("log_sigmoid_cpu", input)
+    if target.dtype.name == "bool":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                           "`^` or `logical_xor()` operator instead. (binary_cross_entropy_with_logits "
+                           "computes 1 - target; give a floating point target)")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type {TORCH_TYPE_NAMES[input.dtype.name]} can't be cast to the desired "
+                           f"output type {TORCH_TYPE_NAMES[target.dtype.name]} (the target of dtype "
+                           f"{target.dtype.name} must be floating point, as the input of dtype "
+                           f"{input.dtype.name})")
+    if pos_weight is not None:
+        _check_weight_shape("pos_weight", pos_weight, input)
+    if weight is not None:
+        _check_weight_shape("weight", weight, input)
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """−w·[y·log x + (1 − y)·log(1 − x)] for probabilities x in [0, 1] (logs clamped at −100)."""
+    reduction = resolve_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        _check_weight_shape("weight", weight, input)
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {TORCH_TYPE_NAMES[target.dtype.name]} but expected "
+                           f"{TORCH_TYPE_NAMES[input.dtype.name]} (binary_cross_entropy needs a target of "
+                           f"the input's dtype: input {input.dtype.name}, target {target.dtype.name})")
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for("binary_cross_entropy", input)
+    _check_probabilities(input, target)
+    return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:

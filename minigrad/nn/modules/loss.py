@@ -1,4 +1,5 @@
-"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss`` (the fused Functions are in ops/loss.py)."""
+"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``BCELoss``, ``BCEWithLogitsLoss``
+(the fused Functions are in ops/loss.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from minigrad.nn.modules.module import Module
 from minigrad.ops.loss import check_reduction
 from minigrad.tensor import Tensor
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss"]
+__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss"]
 
 
 class _Loss(Module):
@@ -65,3 +66,31 @@ class MSELoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """loss = −w·[y·log x + (1 − y)·log(1 − x)] for probabilities x in [0, 1] (use after ``Sigmoid``).
+
+    Each log is clamped at −100; ``weight`` (a buffer) broadcasts to the input's shape.
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``Sigmoid`` and ``BCELoss`` in one, computed stably from the logits x:
+    loss = −w·[p·y·log σ(x) + (1 − y)·log(1 − σ(x))].
+
+    ``weight`` w and ``pos_weight`` p (one per class, broadcast along the last dimension) are buffers.
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean", pos_weight: Tensor | None = None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
