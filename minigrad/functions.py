@@ -14,6 +14,7 @@ from typing import Any
 
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
+from minigrad.ops import scatter as _scatter_ops
 from minigrad.ops import shape as shape_ops
 from minigrad.ops import softmax as softmax_ops
 from minigrad.ops._util import TORCH_TYPE_NAMES
@@ -140,6 +141,11 @@ transpose = _on_tensor(shape_ops.transpose)
 t = _on_tensor(shape_ops.t)
 cat = concat = concatenate = _writing_out(numpy_keywords(shape_ops.cat))
 stack = _writing_out(numpy_keywords(shape_ops.stack))
+
+# gather and scatter along one dimension
+gather = _writing_out(_on_tensor(_scatter_ops.gather))
+scatter = _writing_out(_on_tensor(_scatter_ops.scatter))
+scatter_add = _writing_out(_on_tensor(_scatter_ops.scatter_add))
 
 # comparisons (bool results, no gradient)
 eq = _writing_out(_on_tensor(comparison.eq))

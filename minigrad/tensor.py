@@ -599,6 +599,13 @@ class Tensor:
     def __setitem__(self, key: Any, value: Any) -> None:
         inplace.apply(self, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
 
+    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Tensor:
+        return scatter_ops.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        return scatter_ops.scatter_add_(self, dim, index, src)
+
     # --- comparisons (bool tensors, no gradient) ----------------------------------------
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
@@ -830,6 +837,19 @@ class Tensor:
     def __getitem__(self, key: Any) -> Tensor:
         return indexing.getitem(self, key)
 
+    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+        """``out[i][j] = self[index[i][j]][j]`` for dim 0, ``self[i][index[i][j]]`` for dim 1."""
+        return scatter_ops.gather(self, dim, index, sparse_grad=sparse_grad)
+
+    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                reduce: str | None = None) -> Tensor:
+        """A copy with ``out[index[i][j]][j] = src[i][j]`` for dim 0 (or ``= value``)."""
+        return scatter_ops.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        """A copy with ``out[index[i][j]][j] += src[i][j]`` for dim 0 (repeated indices add up)."""
+        return scatter_ops.scatter_add(self, dim, index, src)
+
 
 _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                       "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
@@ -880,3 +900,4 @@ from minigrad.autograd import function  # noqa: E402
 from minigrad.ops import (arithmetic, comparison, conversion, elementwise, indexing,  # noqa: E402
                           inplace, linalg, reduction, softmax)
 from minigrad.ops import shape as shape_ops  # noqa: E402
+from minigrad.ops import scatter as scatter_ops  # noqa: E402

@@ -1,0 +1,393 @@
+"""gather and scatter along one dimension (``torch.gather``, ``scatter``, ``scatter_add``), and one_hot.
+
+For a 3-D tensor and ``dim=1`` (``dim`` 0 and 2 alike; a 0-d tensor counts as 1-D):
+
+    gather:       out[i][j][k] = input[i][index[i][j][k]][k]  (out has index's shape)
+    scatter:      out[i][index[i][j][k]][k] = src[i][j][k]    (out starts as a copy of input)
+    scatter_add:  out[i][index[i][j][k]][k] += src[i][j][k]   (repeated indices add up)
+
+Each is one advanced-indexing read or write with the key ``(i, index, k)``: ``index`` along ``dim``
+and, along every other dimension, each element's own position. So the backward of gather is a
+scatter_add of the gradient, and the backward of a scatter is a gather of it.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from numbers import Number, Real
+from typing import Any
+
+import numpy  # dtype metadata only (iinfo, finfo), never tensor data
+
+from minigrad import backend
+from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import Function
+from minigrad.ops import indexing, inplace
+from minigrad.ops._util import product, wrap, xp_of
+from minigrad.tensor import Tensor, _normalize_dim
+
+# --- the key ----------------------------------------------------------------------------------
+
+def _at_least_1d(array: Any) -> Any:
+    """A 0-d array as 1-D (PyTorch's gather and scatter treat a 0-d tensor as one of size 1)."""
+    return array.reshape(1) if array.ndim == 0 else array
+
+
+def _grid_key(index: Any, dim: int) -> tuple:
+    """The advanced-indexing key ``(i, index, k)`` (for dim 1): ``index`` along ``dim``, and along each
+    other dimension d an ``arange`` shaped to broadcast along d, so element ``[i][j][k]`` of ``index``
+    pairs with positions i and k."""
+    xp = backend.get_array_module(index)
+    ndim = index.ndim
+    return tuple(index if d == dim else xp.arange(n).reshape([n if k == d else 1 for k in range(ndim)])
+                 for d, n in enumerate(index.shape))
+
+
+def _leading_block(shape: tuple) -> tuple:
+    """``[:n0, :n1, ...]``: the part of src (or of its gradient) that an index of ``shape`` uses."""
+    return tuple(slice(0, n) for n in shape)
+
+
+def _sum_at(xp: Any, values: Any, shape: tuple, key: tuple) -> Any:
+    """zeros(shape) with ``values`` added at ``[key]``, repeats summed (CuPy-safe: no ``add.at``).
+
+    Floats and bools go through a float64 bincount (``indexing.scatter_add``); integers are summed
+    exactly, as running sums over the positions sorted, read off at the end of each run.
+    """
+    if values.dtype.kind not in "iu":
+        return indexing.scatter_add(xp, values, shape, key)
+    size = product(shape)
+    totals = xp.zeros(size, dtype=values.dtype)
+    if values.size == 0:
+        return totals.reshape(shape)
+    positions = xp.arange(size).reshape(shape)[key].reshape(-1)
+    order = xp.argsort(positions)
+    positions, running = positions[order], xp.cumsum(values.reshape(-1)[order])
+    last = xp.ones(positions.shape, dtype=bool)  # the last element of each run of one position
+    last[:-1] = positions[1:] != positions[:-1]
+    ends = running[last]
+    starts = xp.concatenate([xp.zeros(1, dtype=ends.dtype), ends[:-1]])
+    totals[positions[last]] = (ends - starts).astype(values.dtype)  # wraps on overflow, as PyTorch
+    return totals.reshape(shape)
+
+
+# --- the operations -------------------------------------------------------------------------------
+
+class Gather(Function):
+    """out = input[key], key = (i, index, k) for dim 1;   dinput = zeros with dout added at key
+    (an element gathered twice gets both gradients)."""
+
+    @staticmethod
+    def forward(ctx, a, index, dim):
+        ctx.dim, ctx.input_shape = dim, a.shape
+        ctx.save_for_backward(index)
+        key = _grid_key(_at_least_1d(index.array), dim)
+        return wrap(_at_least_1d(a.array)[key].reshape(index.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        xp = xp_of(grad)
+        index_1d = _at_least_1d(index.array)
+        shape_1d = ctx.input_shape or (1,)
+        grad_a = indexing.scatter_add(xp, grad.array.reshape(index_1d.shape), shape_1d,
+                                      _grid_key(index_1d, ctx.dim))
+        return wrap(grad_a.reshape(ctx.input_shape)), None, None
+
+
+class Scatter(Function):
+    """out = input with out[key] = src (or a number);   dinput = dout with zeros at key,  dsrc = dout[key].
+
+    Where an index repeats, which value lands is unspecified (as in PyTorch).
+    """
+
+    @staticmethod
+    def forward(ctx, a, index, src, dim, value):
+        if src is None:
+            ctx._name = "ScatterBackward1"  # PyTorch's name for the overload with a number
+        ctx.dim, ctx.src_shape = dim, None if src is None else src.shape
+        ctx.save_for_backward(index)
+        index_1d = _at_least_1d(index.array)
+        out = _at_least_1d(a.array).copy()
+        if index_1d.size:  # (an empty index may be larger than src, which PyTorch then does not check)
+            out[_grid_key(index_1d, dim)] = value if src is None else _at_least_1d(src.array)[
+                _leading_block(index_1d.shape)]
+        return wrap(out.reshape(a.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        key = _grid_key(_at_least_1d(index.array), ctx.dim)
+        grad_a = None
+        if ctx.needs_input_grad[0]:
+            grad_a = _at_least_1d(grad.array).copy()
+            grad_a[key] = 0  # those elements of input were overwritten
+            grad_a = wrap(grad_a.reshape(grad.shape))
+        grad_src = _gathered_grad(grad, key, ctx.src_shape) if ctx.needs_input_grad[2] else None
+        return grad_a, None, grad_src, None, None
+
+
+class ScatterAdd(Function):
+    """out = input with src added at key (repeats add up);   dinput = dout,  dsrc = dout[key]."""
+
+    @staticmethod
+    def forward(ctx, a, index, src, dim):
+        ctx.dim, ctx.src_shape = dim, src.shape
+        ctx.save_for_backward(index)
+        index_1d = _at_least_1d(index.array)
+        source = _at_least_1d(a.array)
+        if not index_1d.size:
+            return wrap(a.array.copy())
+        added = _sum_at(xp_of(a), _at_least_1d(src.array)[_leading_block(index_1d.shape)], source.shape,
+                        _grid_key(index_1d, dim))
+        return wrap((source + added).reshape(a.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        grad_src = None
+        if ctx.needs_input_grad[2]:
+            grad_src = _gathered_grad(grad, _grid_key(_at_least_1d(index.array), ctx.dim), ctx.src_shape)
+        return grad, None, grad_src, None
+
+
+def _gathered_grad(grad: Tensor, key: tuple, src_shape: tuple) -> Tensor:
+    """dsrc = grad.gather(dim, index), placed in a src-shaped zero array where src is larger than index
+    (its other elements were never used; PyTorch refuses that backward instead)."""
+    xp = xp_of(grad)
+    picked = _at_least_1d(grad.array)[key]
+    src_1d = src_shape or (1,)
+    if picked.shape != src_1d:
+        full = xp.zeros(src_1d, dtype=picked.dtype)
+        if picked.size:
+            full[_leading_block(picked.shape)] = picked
+        picked = full
+    return wrap(picked.reshape(src_shape))
+
+
+# --- the public functions ---------------------------------------------------------------------------
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:  # noqa: A002
+    """Values of ``input`` picked along ``dim`` by ``index``; the result has ``index``'s shape.
+
+    ``out[i][j] = input[index[i][j]][j]`` for dim 0, ``out[i][j] = input[i][index[i][j]]`` for dim 1
+    (3-D: ``out[i][j][k] = input[i][index[i][j][k]][k]`` for dim 1). ``index`` is an int64 (or int32)
+    tensor with input's number of dimensions and index.size(d) <= input.size(d) for d != dim.
+    Differentiable in input: its gradient is the output's scattered back, added where an index
+    repeats. ``sparse_grad=True`` is accepted; the gradient is dense (minigrad has no sparse tensors).
+    """
+    dim = _dim_of("gather", input, dim)
+    _check_index_type("gather", index)
+    if index.numel():
+        _check_index_dtype("gather", index)
+        _check_gather_shapes(input, dim, index)
+        _check_bounds(index, _size(input, dim), dim)
+    return Gather.apply(input, _integer(index), dim)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
+            reduce: str | None = None) -> Tensor:
+    """A copy of ``input`` with ``src``'s values (or the number ``value``) written where ``index`` points.
+
+    ``out[index[i][j]][j] = src[i][j]`` for dim 0, ``out[i][index[i][j]] = src[i][j]`` for dim 1; only
+    src's leading index-shaped block is used. ``index`` as for :func:`gather`, also index.size(d) <=
+    src.size(d); src must have input's dtype. Where an index repeats, which value lands is unspecified
+    (as in PyTorch). Differentiable: dinput = dout with the written positions zeroed, dsrc =
+    dout.gather(dim, index). ``reduce=`` is not implemented (NotImplementedError; use scatter_add).
+    """
+    src, value = _src_or_value("scatter", input, src, value, reduce)
+    return _scatter(input, dim, index, src, value)
+
+
+def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
+             reduce: str | None = None) -> Tensor:
+    """In-place :func:`scatter`: recorded as PyTorch records it (a leaf that requires grad refuses)."""
+    src, value = _src_or_value("scatter_", input, src, value, reduce)
+    return inplace.apply(input, "scatter_", lambda t: _scatter(t, dim, index, src, value), src)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``src``'s values added where ``index`` points; repeated indices add up.
+
+    ``out[index[i][j]][j] += src[i][j]`` for dim 0, ``out[i][index[i][j]] += src[i][j]`` for dim 1.
+    Shapes and dtypes as for :func:`scatter`. Differentiable: dinput = dout, dsrc = dout.gather(dim, index).
+    """
+    _check_src_type("scatter_add", src)
+    return _scatter(input, dim, index, src, None, add=True)
+
+
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
+    """In-place :func:`scatter_add`, recorded as PyTorch records it."""
+    _check_src_type("scatter_add_", src)
+    return inplace.apply(input, "scatter_add_", lambda t: _scatter(t, dim, index, src, None, add=True), src)
+
+
+def _scatter(a: Tensor, dim: int, index: Tensor, src: Tensor | None, value: Any, add: bool = False) -> Tensor:
+    """Checks in PyTorch's order, then Scatter (or ScatterAdd) on ``a``."""
+    dim = _dim_of("scatter", a, dim)
+    _check_index_type("scatter", index)
+    if index.numel():
+        _check_index_dtype("scatter", index)
+    if src is not None and src.dtype is not a.dtype:
+        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (self is "
+                           f"{a.dtype.name}, src is {src.dtype.name})")
+    if index.numel():
+        _check_scatter_shapes(a, dim, index, src)
+        _check_bounds(index, _size(a, dim), dim)
+    index = _integer(index)
+    if add:
+        return ScatterAdd.apply(a, index, src, dim)
+    return Scatter.apply(a, index, src, dim, None if src is not None else _as_value(value, a))
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``out[..., c] = 1`` where ``tensor[...] == c``, else 0; int64, shape ``(*tensor.shape, num_classes)``.
+
+    ``tensor`` holds int64 class values; ``num_classes=-1`` means ``tensor.max() + 1``.
+    """
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    if isinstance(num_classes, bool) or not isinstance(num_classes, (int, numpy.integer, Tensor)):
+        raise TypeError(f"one_hot(): argument 'num_classes' (position 2) must be int, not "
+                        f"{type(num_classes).__name__}")
+    num_classes = int(num_classes)
+    if tensor.dtype is not _dtypes.int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor "
+                           f"(got a {tensor.dtype.name} tensor)")
+    xp = xp_of(tensor)
+    classes = tensor.array
+    if classes.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError(f"Can not infer total number of classes from empty tensor (shape "
+                               f"{list(tensor.shape)}, num_classes={num_classes}).")
+        return wrap(xp.zeros((*classes.shape, num_classes), dtype=numpy.int64))
+    low, high = int(classes.min()), int(classes.max())
+    if low < 0:
+        raise RuntimeError(f"Class values must be non-negative (got {low}).")
+    if num_classes == -1:
+        num_classes = high + 1
+    elif num_classes <= high:
+        raise RuntimeError(f"Class values must be smaller than num_classes (got {high} with "
+                           f"num_classes={num_classes}).")
+    return wrap((classes[..., None] == xp.arange(num_classes)).astype(numpy.int64))
+
+
+# --- checks -------------------------------------------------------------------------------------
+
+def _size(t: Tensor, d: int) -> int:
+    """t.size(d), with a 0-d tensor counted as one of size 1 (PyTorch's ensure_nonempty_size)."""
+    return t.shape[d] if t.ndim else 1
+
+
+def _integer(index: Tensor) -> Tensor:
+    """``index``, or as int64 if it is an empty index of another dtype (PyTorch checks no empty index)."""
+    return index if index.dtype in (_dtypes.int64, _dtypes.int32) else index.long()
+
+
+def _dim_of(function: str, a: Tensor, dim: Any) -> int:
+    try:
+        dim = operator.index(dim)
+    except TypeError:
+        raise TypeError(f"{function}(): argument 'dim' must be int, not {type(dim).__name__}") from None
+    return _normalize_dim(dim, a.ndim)
+
+
+def _check_index_type(function: str, index: Any) -> None:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{function}(): argument 'index' must be Tensor, not {type(index).__name__}")
+
+
+def _check_src_type(function: str, src: Any) -> None:
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{function}(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+
+
+def _check_index_dtype(function: str, index: Tensor) -> None:
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(f"{function}(): Expected dtype int32/int64 for index (got {index.dtype.name}, "
+                           f"index of shape {list(index.shape)})")
+
+
+def _check_gather_shapes(a: Tensor, dim: int, index: Tensor) -> None:
+    ndim = max(a.ndim, 1)
+    if max(index.ndim, 1) != ndim:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor (index "
+                           f"{list(index.shape)}, input {list(a.shape)})")
+    for d in range(ndim):
+        if d != dim and _size(index, d) > _size(a, d):
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index.shape)} to "
+                               f"be no larger than self {list(a.shape)} apart from dimension {dim}")
+
+
+def _check_scatter_shapes(a: Tensor, dim: int, index: Tensor, src: Tensor | None) -> None:
+    """PyTorch's scatter_shape_check, in its order (a src with fewer dimensions can be an IndexError)."""
+    ndim = max(a.ndim, 1)
+    if max(index.ndim, 1) != ndim:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as self tensor (index "
+                           f"{list(index.shape)}, self {list(a.shape)})")
+    wrong = any(d != dim and _size(index, d) > _size(a, d) for d in range(ndim))
+    if src is None:
+        if wrong:
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                               f"{list(a.shape)} apart from dimension {dim}")
+        return
+    for d in range(ndim if not wrong else 0):
+        if src.ndim and d >= src.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-src.ndim}, "
+                             f"{src.ndim - 1}], but got {d}) (src of shape {list(src.shape)})")
+        if _size(index, d) > _size(src, d):
+            wrong = True
+            break
+    if max(src.ndim, 1) != ndim:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as src tensor (index "
+                           f"{list(index.shape)}, src {list(src.shape)})")
+    if wrong:
+        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(a.shape)} "
+                           f"apart from dimension {dim} and to be no larger size than src {list(src.shape)}")
+
+
+def _check_bounds(index: Tensor, size: int, dim: int) -> None:
+    """Every index in [0, size): checked here, since CuPy would wrap an out-of-range index around."""
+    array = index.array
+    bad = (array < 0) | (array >= size)
+    if bool(bad.any()):
+        raise RuntimeError(f"index {int(array[bad].reshape(-1)[0])} is out of bounds for dimension {dim} "
+                           f"with size {size}")
+
+
+def _src_or_value(function: str, a: Tensor, src: Any, value: Any, reduce: str | None) -> tuple:
+    """(src, None) for a Tensor src, (None, value) for a number (given as src or as ``value=``)."""
+    if reduce is not None:
+        raise NotImplementedError(f"{function}(reduce={reduce!r}) is not implemented in minigrad; use "
+                                  f"scatter_add for reduce='add'")
+    if src is not None and value is not None:
+        raise TypeError(f"{function}() received an invalid combination of arguments: give src or value, "
+                        f"not both")
+    if isinstance(src, Tensor):
+        return src, None
+    if src is not None:
+        value = src
+    if isinstance(value, Tensor) and value.ndim == 0:  # a 0-d tensor is a number here, as in PyTorch
+        value = value.item()
+    if value is None or not isinstance(value, Number):
+        raise TypeError(f"{function}() received an invalid combination of arguments: expected a Tensor src "
+                        f"or a number value, got {type(value).__name__}")
+    return None, value
+
+
+def _as_value(value: Any, a: Tensor) -> Any:
+    """``value`` converted to ``a``'s dtype, with PyTorch's error where it does not fit."""
+    if not isinstance(value, Real):
+        raise RuntimeError(f"value cannot be converted to type {a.dtype.name} without overflow (got {value})")
+    if a.dtype is _dtypes.bool:
+        return bool(value)
+    if a.dtype.is_floating_point:
+        fits = not math.isfinite(value) or abs(value) <= float(numpy.finfo(a.dtype.numpy).max)
+    else:
+        limits = numpy.iinfo(a.dtype.numpy)
+        fits = math.isfinite(value) and limits.min <= value <= limits.max
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {a.dtype.name} without overflow (got {value})")
+    return float(value) if a.dtype.is_floating_point else int(value)
