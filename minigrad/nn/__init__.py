@@ -6,13 +6,16 @@ their forward and backward ('im2col' by default, 'rot180' or 'naive').
 
 from minigrad.nn.parameter import Parameter  # noqa: I001  (first: the modules need it)
 from minigrad.nn import functional, init
-from minigrad.nn.modules import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, CrossEntropyLoss, Dropout,
-                                 Flatten, Identity, Linear, LogSoftmax, MaxPool2d, Module, ModuleDict,
-                                 ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from minigrad.nn.modules import (AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, BCEWithLogitsLoss, Conv2d,
+                                 CrossEntropyLoss, Dropout, Flatten, Identity, Linear, LogSoftmax, MaxPool2d,
+                                 Module, ModuleDict, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid,
+                                 Softmax, Tanh)
+from minigrad.nn.modules import LeakyReLU, ParameterDict, ParameterList
 from minigrad.nn import grad, modules, utils
 from minigrad.ops.conv.algorithms import conv_algorithm
 
-__all__ = ["Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d",
+__all__ = ["ParameterList", "ParameterDict", "LeakyReLU",
+           "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d",
            "MaxPool2d", "AvgPool2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout",
-           "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "functional", "init",
-           "utils", "grad", "modules", "conv_algorithm"]
+           "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss",
+           "BCEWithLogitsLoss", "functional", "init", "utils", "grad", "modules", "conv_algorithm"]

@@ -6,7 +6,8 @@ where its forward and backward are written side by side:
     linear          ops/linear.py          conv2d, unfold, fold   ops/conv/
     max/avg_pool2d  ops/pool.py            batch_norm             ops/normalization.py
     dropout         ops/dropout.py         cross_entropy, nll_loss, mse_loss   ops/loss.py
-    relu, sigmoid, tanh   ops/elementwise.py     softmax, log_softmax   ops/softmax.py
+    binary_cross_entropy, binary_cross_entropy_with_logits                      ops/loss.py
+    relu, leaky_relu, sigmoid, tanh   ops/elementwise.py     softmax, log_softmax   ops/softmax.py
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from minigrad.ops import linear as _linear
 from minigrad.ops import loss as _loss
 from minigrad.ops import normalization as _normalization
 from minigrad.ops import pool as _pool
+from minigrad.ops import scatter as _scatter
 from minigrad.ops import shape as _shape
 from minigrad.ops import softmax as _softmax
 from minigrad.tensor import Tensor
 
-__all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "sigmoid", "tanh", "softmax",
-           "log_softmax", "dropout", "batch_norm", "cross_entropy", "nll_loss", "mse_loss", "pad", "unfold",
-           "fold"]
+__all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "leaky_relu", "leaky_relu_",
+           "sigmoid", "tanh", "softmax", "log_softmax", "one_hot", "dropout", "batch_norm", "cross_entropy",
+           "nll_loss", "mse_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "pad", "unfold", "fold"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -81,6 +84,12 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     return _shape.pad(input, pad, mode, value)
 
 
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``out[..., c] = 1`` where ``tensor[...] == c``, else 0, for int64 class values: int64 of shape
+    ``(*tensor.shape, num_classes)``; ``num_classes=-1`` means ``tensor.max() + 1``."""
+    return _scatter.one_hot(tensor, num_classes)
+
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)."""
     return input.relu_() if inplace else _elementwise.relu(input)
@@ -88,6 +97,15 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def relu_(input: Tensor) -> Tensor:
     return input.relu_()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope·x."""
+    return _elementwise.leaky_relu(input, negative_slope, inplace)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return _elementwise.leaky_relu(input, negative_slope, inplace=True)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -151,3 +169,26 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """(input − target)², optionally weighted elementwise; averaged (or summed, or not reduced)."""
     return _loss.mse_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """−w·[y·log x + (1 − y)·log(1 − x)] for probabilities x in [0, 1] and targets y of x's shape.
+
+    Each log is clamped at −100, so x = 0 or 1 gives a finite loss; ``weight`` broadcasts to x's shape.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _loss.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: bool | None = None, reduce: bool | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """−w·[p·y·log σ(x) + (1 − y)·log(1 − σ(x))] for logits x, computed stably for any x.
+
+    ``pos_weight`` p weighs the positive term (one per class: it broadcasts along the last dimension),
+    ``weight`` w each element; both broadcast to x's shape.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)

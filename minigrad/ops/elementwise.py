@@ -1,14 +1,16 @@
-"""Elementwise functions: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, clamp,
-maximum, minimum and where. Each backward multiplies the incoming gradient by the
+"""Elementwise functions: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, leaky_relu, abs,
+clamp, maximum, minimum and where. Each backward multiplies the incoming gradient by the
 function's derivative at the input (or, where cheaper, at the saved output)."""
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.ops import inplace as _inplace
 from minigrad.ops._util import (
     apply_broadcasting,
     array_of,
@@ -159,6 +161,36 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
         return wrap(grad.array * (out.array > 0))
 
 
+class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
+    """y = a where a > 0, else s·a;   dy/da = 1 where a > 0, else s (so s at a = 0, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, a, negative_slope, in_place):
+        if not a.dtype.is_floating_point:
+            raise not_implemented_for("leaky_relu_cpu", a)
+        ctx.save_for_backward(a)
+        ctx.negative_slope, ctx.in_place = negative_slope, in_place
+        if in_place:
+            ctx._name = "LeakyReluBackward1"
+        x = a.array
+        with ieee_results():  # -inf · 0 is nan, as PyTorch's
+            return wrap(xp_of(a).where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.in_place and ctx.negative_slope < 0:
+            # PyTorch's in-place node keeps only y, from which a cannot be told when s < 0.
+            raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope "
+                               f"({ctx.negative_slope}) which is not supported. This is caused by calling "
+                               "in-place forward function with a negative slope, please call out-of-place "
+                               "version instead.")
+        (a,) = ctx.saved_tensors
+        g = grad.array
+        with ieee_results():
+            grad_a = xp_of(grad).where(a.array > 0, g, g * ctx.negative_slope).astype(g.dtype, copy=False)
+        return wrap(grad_a), None, None
+
+
 class Abs(Function):
     """y = |a|;   dy/da = sign(a) (0 at 0)."""
 
@@ -292,6 +324,29 @@ def sigmoid(a: Tensor) -> Tensor:
 
 def relu(a: Tensor) -> Tensor:
     return Relu.apply(a)
+
+
+def leaky_relu(a: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """a where a > 0, else negative_slope·a; ``inplace=True`` overwrites ``a`` (as ``leaky_relu_``)."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"leaky_relu(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    negative_slope = _slope(negative_slope)
+    if inplace:
+        return _inplace.apply(a, "leaky_relu_", lambda t: LeakyRelu.apply(t, negative_slope, True))
+    return LeakyRelu.apply(a, negative_slope, False)
+
+
+def _slope(value: Any) -> float:
+    """``negative_slope`` as a Python number: PyTorch takes a real number or a 0-dim tensor."""
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, numbers.Real):
+        return value
+    if isinstance(value, numbers.Number):
+        raise RuntimeError(f"leaky_relu(): negative_slope {value!r} cannot be converted to type float "
+                           "without overflow")
+    raise TypeError(f"leaky_relu(): argument 'negative_slope' (position 2) must be Number, not "
+                    f"{type(value).__name__}")
 
 
 def abs(a: Tensor) -> Tensor:  # noqa: A001 (PyTorch's name)

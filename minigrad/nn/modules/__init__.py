@@ -1,16 +1,18 @@
 """The layers: every class here is a ``Module`` with PyTorch's constructor, ``forward`` and ``repr``."""
 
 from minigrad.nn.modules.module import Module  # noqa: I001  (first: the layers subclass it)
-from minigrad.nn.modules.activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from minigrad.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from minigrad.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
-from minigrad.nn.modules.container import ModuleDict, ModuleList, Sequential
+from minigrad.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from minigrad.nn.modules.conv import Conv2d
 from minigrad.nn.modules.dropout import Dropout
 from minigrad.nn.modules.flatten import Flatten
 from minigrad.nn.modules.linear import Identity, Linear
-from minigrad.nn.modules.loss import CrossEntropyLoss, MSELoss, NLLLoss
+from minigrad.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from minigrad.nn.modules.pooling import AvgPool2d, MaxPool2d
 
-__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d", "MaxPool2d",
+__all__ = ["ParameterList", "ParameterDict", "LeakyReLU",
+           "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d", "MaxPool2d",
            "AvgPool2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout",
-           "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss"]
+           "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss",
+           "BCEWithLogitsLoss"]
