@@ -12,8 +12,8 @@ weight aᵢ = w[tᵢ] (0 where tᵢ == ignore_index). With log-probabilities ℓ
 one loss per target. Label smoothing ε > 0 mixes in a uniform target: (1 − ε) times the
 loss above plus ε/C · Σ_c −w_c ℓ[i, c].
 Binary cross-entropy (with logits x, or with probabilities) is elementwise: one loss per
-element, weighted by w (broadcast), 'mean' over all elements. The mean squared error at the
-end is composed of ordinary ops.
+element, weighted by w (broadcast), 'mean' over all elements. So is the mean squared error
+at the end (with a weight, it is composed of ordinary ops, as PyTorch composes it).
 """
 
 # ruff: noqa: A001, A002  (``input`` is PyTorch's argument name)
@@ -28,6 +28,7 @@ from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
 from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
+    check_broadcast,
     check_broadcast_shapes,
     ieee_results,
     not_implemented_for,
@@ -503,10 +504,32 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (composed of ops).
+class MseLoss(Function):
+    """lossᵢ = (xᵢ − yᵢ)², reduced;   d loss / dxᵢ = 2 (xᵢ − yᵢ) · g / N for 'mean' (g for 'sum',
+    gᵢ for 'none'), and d loss / dyᵢ = − d loss / dxᵢ. Broadcast operands get their gradients summed back."""
 
-    With ``weight`` (input's shape): w ⊙ (input − target)², and 'mean' is Σ w (x − y)² / Σ w.
+    @staticmethod
+    def forward(ctx, input, target, reduction):
+        dtype = result_type(input, target)
+        ctx.diff = input.array.astype(dtype.numpy, copy=False) - target.array.astype(dtype.numpy, copy=False)
+        ctx.reduction = reduction
+        squared = ctx.diff * ctx.diff
+        if reduction == "none":
+            return wrap(squared)
+        return wrap(squared.sum() if reduction == "sum" else squared.mean())
+
+    @staticmethod
+    def backward(ctx, grad):
+        scale = 2.0 / ctx.diff.size if ctx.reduction == "mean" else 2.0
+        grad_input = wrap(ctx.diff * (grad.array * scale))
+        return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (one ``MseLoss`` node).
+
+    With ``weight`` (input's shape): w ⊙ (input − target)², and 'mean' is Σ w (x − y)² / Σ w,
+    composed of ordinary ops (as PyTorch composes it).
     """
     reduction = resolve_reduction(reduction)
     if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
@@ -516,13 +539,14 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", stacklevel=3)
+    check_broadcast(input, target)
+    if weight is None:
+        return MseLoss.apply(input, target, reduction)
+    if weight.shape != input.shape:
+        raise ValueError(f"Weights and input must have the same size (weight of shape "
+                         f"{list(weight.shape)}, input of shape {list(input.shape)}).")
     diff = input - target
-    squared = diff * diff
-    if weight is not None:
-        if weight.shape != input.shape:
-            raise ValueError(f"Weights and input must have the same size (weight of shape "
-                             f"{list(weight.shape)}, input of shape {list(input.shape)}).")
-        squared = squared * weight
+    squared = diff * diff * weight
     if reduction == "none":
         return squared
     if reduction == "sum":

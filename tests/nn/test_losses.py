@@ -231,3 +231,35 @@ def test_loss_error_types_are_torchs():
         TF.nll_loss(torch.ones(2, 3, dtype=torch.int64), torch.tensor([0, 1]))
     with pytest.raises(NotImplementedError):
         TF.mse_loss(torch.ones(3, dtype=torch.int64), torch.zeros(3, dtype=torch.int64))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize(("input_shape", "target_shape"), [((3, 4), (3, 4)), ((3, 4), (4,)), ((1, 4), (3, 1)),
+                                                           ((), ())])
+def test_mse_loss_is_one_node_with_torchs_name_values_and_gradients(input_shape, target_shape, reduction):
+    torch = require_torch()
+    gen = numpy.random.default_rng(11)
+    x_data, y_data = gen.standard_normal(input_shape), gen.standard_normal(target_shape)
+    results = {}
+    for lib in (mg, torch):
+        x = lib.tensor(x_data, requires_grad=True)
+        y = lib.tensor(y_data, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # the size-mismatch warning, checked elsewhere
+            loss = lib.nn.functional.mse_loss(x, y, reduction=reduction)
+        loss.backward(lib.tensor(gen.standard_normal(tuple(loss.shape))) if reduction == "none" else None)
+        results[lib] = (loss.grad_fn.name(), loss.detach(), x.grad, y.grad)
+        gen = numpy.random.default_rng(11)
+        gen.standard_normal(input_shape), gen.standard_normal(target_shape)
+    assert results[mg][0] == results[torch][0] == "MseLossBackward0"
+    for ours, theirs in zip(results[mg][1:], results[torch][1:]):
+        numpy.testing.assert_allclose(host(ours), theirs.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_mse_loss_gradcheck_with_broadcasting():
+    gen = numpy.random.default_rng(12)
+    x = mg.tensor(gen.standard_normal((3, 4)), requires_grad=True)
+    y = mg.tensor(gen.standard_normal((4,)), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert mg.autograd.gradcheck(lambda a, b: F.mse_loss(a, b), (x, y))
