@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from minigrad import dtypes
 from minigrad.backend import get_array_module
-from minigrad.creation import tensor
-from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.optimizer import Optimizer, lerp_, new_step_count
 from minigrad.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -57,27 +55,18 @@ class Adam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    _init_state(state, p, group["amsgrad"])
-                self._update(p, _adam_update, p.array, p.grad.array, state, lr=float(group["lr"]),
-                             betas=group["betas"], eps=group["eps"], weight_decay=group["weight_decay"],
-                             amsgrad=group["amsgrad"], maximize=group["maximize"],
-                             decoupled=group["decoupled_weight_decay"])
+        for group, p, state in self._params_with_grad():
+            if not state:
+                _init_state(state, p, group["amsgrad"])
+            self._update(p, _adam_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+                         betas=group["betas"], eps=group["eps"], weight_decay=group["weight_decay"],
+                         amsgrad=group["amsgrad"], maximize=group["maximize"],
+                         decoupled=group["decoupled_weight_decay"])
         return loss
 
     _OPTIONS_OF_OLDER_DICTS = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
                                "differentiable": False, "decoupled_weight_decay": False, "fused": None}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for param_state in self.state.values():  # older dicts may count steps with a plain number
-            if "step" in param_state and not isinstance(param_state["step"], Tensor):
-                param_state["step"] = tensor(float(param_state["step"]), dtype=_step_dtype(), device="cpu")
 
 
 class AdamW(Adam):
@@ -100,16 +89,11 @@ class AdamW(Adam):
 def _init_state(state: dict, param: Tensor, amsgrad: bool) -> None:
     """Zero moments shaped like ``param``; the step count lives on the CPU, as in PyTorch."""
     xp = get_array_module(param.array)
-    state["step"] = tensor(0.0, dtype=_step_dtype(), device="cpu")
+    state["step"] = new_step_count()
     state["exp_avg"] = Tensor(xp.zeros_like(param.array))
     state["exp_avg_sq"] = Tensor(xp.zeros_like(param.array))
     if amsgrad:
         state["max_exp_avg_sq"] = Tensor(xp.zeros_like(param.array))
-
-
-def _step_dtype() -> dtypes.dtype:
-    """PyTorch counts Adam's steps in float64 when that is the default dtype, else in float32."""
-    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
 
 
 def _adam_update(param: Any, grad: Any, state: dict, *, lr: float, betas: tuple[float, float], eps: float,
@@ -130,7 +114,7 @@ def _adam_update(param: Any, grad: Any, state: dict, *, lr: float, betas: tuple[
             grad = grad + weight_decay * param
 
     exp_avg, exp_avg_sq = state["exp_avg"].array, state["exp_avg_sq"].array
-    _lerp_(exp_avg, grad, 1 - beta1)
+    lerp_(exp_avg, grad, 1 - beta1)
     exp_avg_sq *= beta2
     exp_avg_sq += (1 - beta2) * grad * grad
 
@@ -144,11 +128,3 @@ def _adam_update(param: Any, grad: Any, state: dict, *, lr: float, betas: tuple[
         denom = xp.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
     param += -step_size * exp_avg / denom
 
-
-def _lerp_(start: Any, end: Any, weight: float) -> None:
-    """``start += weight * (end - start)`` in place, in PyTorch's form (exact at weight 0 and 1)."""
-    weight = start.dtype.type(weight)  # computed in the array's precision, as PyTorch does
-    if abs(weight) < 0.5:
-        start += weight * (end - start)
-    else:
-        start[...] = end - (end - start) * (1 - weight)

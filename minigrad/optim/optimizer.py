@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
 from itertools import chain
 from typing import Any
 
+from minigrad import dtypes
 from minigrad.autograd.grad_mode import enable_grad
+from minigrad.creation import tensor
 from minigrad.tensor import Tensor
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "new_step_count", "lerp_"]
 
 
 class _RequiredParameter:
@@ -149,6 +151,13 @@ class Optimizer:
         with enable_grad():
             return closure()
 
+    def _params_with_grad(self) -> Iterator[tuple[dict, Tensor, dict]]:
+        """``(group, parameter, its state)`` for every parameter that has a gradient, group by group."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    yield group, p, self.state[p]
+
     def _update(self, param: Tensor, update: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         """Run ``update(*args, **kwargs)``, which changes ``param``'s array in place, and mark the change.
 
@@ -223,6 +232,25 @@ class Optimizer:
         for group in self.param_groups:
             for option, value in self._OPTIONS_OF_OLDER_DICTS.items():
                 group.setdefault(option, value)
+        for param_state in self.state.values():  # older dicts may count steps with a plain number
+            if "step" in param_state and not isinstance(param_state["step"], Tensor):
+                param_state["step"] = new_step_count(float(param_state["step"]))
+
+
+def new_step_count(value: float = 0.0) -> Tensor:
+    """A parameter's step count as PyTorch keeps it: a 0-d tensor on the CPU, in float64 when that
+    is the default dtype, else in float32."""
+    dtype = dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
+    return tensor(value, dtype=dtype, device="cpu")
+
+
+def lerp_(start: Any, end: Any, weight: float) -> None:
+    """``start += weight * (end - start)`` in place, in PyTorch's form (exact at weight 0 and 1)."""
+    weight = start.dtype.type(weight)  # computed in the array's precision, as PyTorch does
+    if abs(weight) < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)
 
 
 def _cast_to_param(param: Tensor, value: Any, key: Any = None) -> Any:
