@@ -7,7 +7,9 @@ argument must be a Tensor check it, so ``mg.exp(2.0)`` is PyTorch's TypeError.
 
 from __future__ import annotations
 
+import builtins
 import functools
+import types
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -15,8 +17,10 @@ from typing import Any
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
 from minigrad.ops import scatter as _scatter_ops
+from minigrad.ops import selection as _selection
 from minigrad.ops import shape as shape_ops
 from minigrad.ops import softmax as softmax_ops
+from minigrad.ops import sorting as _sorting
 from minigrad.ops._util import TORCH_TYPE_NAMES
 from minigrad.tensor import Tensor, _required_dim, numpy_keywords
 
@@ -41,7 +45,8 @@ def _writing_out(function: Callable) -> Callable:
             return function(*args, **kwargs)
         if not isinstance(out, Tensor):
             raise TypeError(f"{function.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
-        if is_grad_enabled() and any(t.requires_grad for t in _tensors_in((*args, *kwargs.values(), out))):
+        tensors = _tensors_in((*args, *kwargs.values(), out))
+        if is_grad_enabled() and builtins.any(t.requires_grad for t in tensors):  # ``any`` is PyTorch's here
             raise RuntimeError(f"{function.__name__}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments requires grad.")
         result = function(*args, **kwargs)
@@ -116,6 +121,44 @@ amin = _writing_out(numpy_keywords(_on_tensor(reduction.amin)))
 argmax = _writing_out(numpy_keywords(_on_tensor(reduction.argmax)))
 argmin = _writing_out(numpy_keywords(_on_tensor(reduction.argmin)))
 
+# more math: rounding, logs, trigonometry, nan handling, reductions and products
+sign = _writing_out(_on_tensor(elementwise.sign))
+round = _writing_out(_on_tensor(elementwise.round))
+floor = _writing_out(_on_tensor(elementwise.floor))
+ceil = _writing_out(_on_tensor(elementwise.ceil))
+trunc = fix = _writing_out(_on_tensor(elementwise.trunc))
+log1p = _writing_out(_on_tensor(elementwise.log1p))
+expm1 = _writing_out(_on_tensor(elementwise.expm1))
+square = _writing_out(_on_tensor(elementwise.square))
+rsqrt = _writing_out(_on_tensor(elementwise.rsqrt))
+reciprocal = _writing_out(_on_tensor(elementwise.reciprocal))
+tan = _writing_out(_on_tensor(elementwise.tan))
+asin = arcsin = _writing_out(_on_tensor(elementwise.asin))
+acos = arccos = _writing_out(_on_tensor(elementwise.acos))
+atan = arctan = _writing_out(_on_tensor(elementwise.atan))
+atan2 = arctan2 = _writing_out(_on_tensor(elementwise.atan2))
+sinh = _writing_out(_on_tensor(elementwise.sinh))
+cosh = _writing_out(_on_tensor(elementwise.cosh))
+log2 = _writing_out(_on_tensor(elementwise.log2))
+log10 = _writing_out(_on_tensor(elementwise.log10))
+erf = _writing_out(_on_tensor(elementwise.erf))
+clamp_min = _writing_out(_on_tensor(elementwise.clamp_min))
+clamp_max = _writing_out(_on_tensor(elementwise.clamp_max))
+nan_to_num = _writing_out(_on_tensor(elementwise.nan_to_num))
+lerp = _writing_out(_on_tensor(elementwise.lerp))
+isinf = _on_tensor(comparison.isinf)
+prod = _writing_out(numpy_keywords(_on_tensor(reduction.prod)))
+cumsum = _writing_out(numpy_keywords(_on_tensor(reduction.cumsum)))
+logsumexp = _writing_out(numpy_keywords(_on_tensor(reduction.logsumexp)))
+norm = _on_tensor(reduction.norm)
+all = _writing_out(numpy_keywords(_on_tensor(comparison.all)))
+any = _writing_out(numpy_keywords(_on_tensor(comparison.any)))
+dot = _writing_out(_on_tensor(linalg.dot))
+outer = ger = _writing_out(_on_tensor(linalg.outer))
+bmm = _writing_out(_on_tensor(linalg.bmm))
+addmm = _writing_out(_on_tensor(linalg.addmm))
+einsum = linalg.einsum
+
 
 @numpy_keywords
 @_on_tensor
@@ -141,6 +184,28 @@ transpose = _on_tensor(shape_ops.transpose)
 t = _on_tensor(shape_ops.t)
 cat = concat = concatenate = _writing_out(numpy_keywords(shape_ops.cat))
 stack = _writing_out(numpy_keywords(shape_ops.stack))
+
+# pieces, rearrangements, picks and sorting
+chunk = _on_tensor(_selection.chunk)
+split = _on_tensor(_selection.split)
+unbind = _on_tensor(_selection.unbind)
+narrow = _on_tensor(_selection.narrow)
+movedim = moveaxis = _on_tensor(_selection.movedim)
+swapaxes = swapdims = _on_tensor(_selection.swapaxes)
+broadcast_to = _on_tensor(_selection.broadcast_to)
+flip = _on_tensor(_selection.flip)
+roll = _on_tensor(_selection.roll)
+repeat_interleave = _on_tensor(_selection.repeat_interleave)
+index_select = _writing_out(_on_tensor(_selection.index_select))
+masked_fill = _on_tensor(_selection.masked_fill)
+tril = _writing_out(_on_tensor(_selection.tril))
+triu = _writing_out(_on_tensor(_selection.triu))
+diag = _writing_out(_on_tensor(_selection.diag))
+hstack = _writing_out(_selection.hstack)
+vstack = _writing_out(_selection.vstack)
+sort = _on_tensor(_sorting.sort)
+argsort = _on_tensor(_sorting.argsort)
+topk = _on_tensor(_sorting.topk)
 
 # gather and scatter along one dimension
 gather = _writing_out(_on_tensor(_scatter_ops.gather))
@@ -191,7 +256,8 @@ def is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
 
 
-__all__ = [name for name in dir() if not name.startswith("_")
-           and name not in ("annotations", "Any", "Callable", "Tensor", "arithmetic", "comparison",
-                            "elementwise", "functools", "linalg", "numpy_keywords", "reduction", "shape_ops",
-                            "softmax_ops", "warnings", "is_grad_enabled", "no_grad", "TORCH_TYPE_NAMES")]
+# Every function defined or named here; not the modules and helpers imported to write them.
+__all__ = [name for name, value in list(globals().items()) if not name.startswith("_")
+           and not isinstance(value, types.ModuleType)
+           and name not in ("annotations", "Any", "Callable", "Tensor", "numpy_keywords", "is_grad_enabled",
+                            "no_grad", "TORCH_TYPE_NAMES")]

@@ -1,4 +1,4 @@
-"""The named tuples that ``max(dim)`` and ``min(dim)`` return: ``(values, indices)``.
+"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort`` and ``topk`` return: ``(values, indices)``.
 
 They print as PyTorch's ``torch.return_types.max`` do, one field a line.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["max", "min"]
+__all__ = ["max", "min", "sort", "topk"]
 
 
 def _values_indices(name: str) -> type:
@@ -23,3 +23,5 @@ def _values_indices(name: str) -> type:
 
 max = _values_indices("max")  # noqa: A001 (PyTorch's names)
 min = _values_indices("min")  # noqa: A001
+sort = _values_indices("sort")
+topk = _values_indices("topk")

@@ -790,6 +790,115 @@ class Tensor:
     def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
         return softmax.log_softmax(self, _required_dim(dim, "log_softmax"), dtype)
 
+    # more math: rounding, logs, trigonometry, nan handling, reductions and products
+    def sign(self) -> Tensor:
+        return elementwise.sign(self)
+
+    def round(self, *, decimals: int = 0) -> Tensor:
+        return elementwise.round(self, decimals=decimals)
+
+    def floor(self) -> Tensor:
+        return elementwise.floor(self)
+
+    def ceil(self) -> Tensor:
+        return elementwise.ceil(self)
+
+    def trunc(self) -> Tensor:
+        return elementwise.trunc(self)
+
+    def log1p(self) -> Tensor:
+        return elementwise.log1p(self)
+
+    def expm1(self) -> Tensor:
+        return elementwise.expm1(self)
+
+    def square(self) -> Tensor:
+        return elementwise.square(self)
+
+    def rsqrt(self) -> Tensor:
+        return elementwise.rsqrt(self)
+
+    def reciprocal(self) -> Tensor:
+        return elementwise.reciprocal(self)
+
+    def tan(self) -> Tensor:
+        return elementwise.tan(self)
+
+    def asin(self) -> Tensor:
+        return elementwise.asin(self)
+
+    def acos(self) -> Tensor:
+        return elementwise.acos(self)
+
+    def atan(self) -> Tensor:
+        return elementwise.atan(self)
+
+    def atan2(self, other: Tensor) -> Tensor:
+        return elementwise.atan2(self, other)
+
+    arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+
+    def sinh(self) -> Tensor:
+        return elementwise.sinh(self)
+
+    def cosh(self) -> Tensor:
+        return elementwise.cosh(self)
+
+    def log2(self) -> Tensor:
+        return elementwise.log2(self)
+
+    def log10(self) -> Tensor:
+        return elementwise.log10(self)
+
+    def erf(self) -> Tensor:
+        return elementwise.erf(self)
+
+    def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
+        return elementwise.clamp_min(self, min)
+
+    def clamp_max(self, max: Any) -> Tensor:  # noqa: A002
+        return elementwise.clamp_max(self, max)
+
+    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> Tensor:
+        return elementwise.nan_to_num(self, nan, posinf, neginf)
+
+    def lerp(self, end: Tensor, weight: Any) -> Tensor:
+        return elementwise.lerp(self, end, weight)
+
+    def isinf(self) -> Tensor:
+        return comparison.isinf(self)
+
+    def isfinite(self) -> Tensor:
+        return comparison.isfinite(self)
+
+    @numpy_keywords
+    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        return reduction.prod(self, dim, keepdim, dtype=dtype)
+
+    @numpy_keywords
+    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
+        return reduction.cumsum(self, dim, dtype=dtype)
+
+    @numpy_keywords
+    def logsumexp(self, dim: Any, keepdim: bool = False) -> Tensor:
+        return reduction.logsumexp(self, dim, keepdim)
+
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        return reduction.norm(self, p, dim, keepdim, dtype)
+
+    def dot(self, other: Tensor) -> Tensor:
+        return linalg.dot(self, other)
+
+    def outer(self, vec2: Tensor) -> Tensor:
+        return linalg.outer(self, vec2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        return linalg.bmm(self, mat2)
+
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
     def matmul(self, other: Tensor) -> Tensor:
         return linalg.matmul(self, other)
 
@@ -833,6 +942,110 @@ class Tensor:
 
     def expand_as(self, other: Tensor) -> Tensor:
         return shape_ops.expand(self, _other_tensor(other, "expand_as").shape)
+
+    # --- pieces, rearrangements, picks and sorting (minigrad.ops.selection / sorting) ---------
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        return selection.chunk(self, chunks, dim)
+
+    def split(self, split_size: Any, dim: int = 0) -> tuple:
+        return selection.split(self, split_size, dim)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        return selection.unbind(self, dim)
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        return selection.narrow(self, dim, start, length)
+
+    def movedim(self, source: Any, destination: Any) -> Tensor:
+        return selection.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        return selection.swapaxes(self, axis0, axis1)
+
+    def swapdims(self, dim0: int, dim1: int) -> Tensor:
+        return selection.swapaxes(self, dim0, dim1)
+
+    def broadcast_to(self, size: Any) -> Tensor:
+        return selection.broadcast_to(self, size)
+
+    def flip(self, *dims_args: Any, dims: Any = None) -> Tensor:
+        return selection.flip(self, *dims_args, dims=dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        return selection.roll(self, shifts, dims)
+
+    def repeat(self, *sizes: Any) -> Tensor:
+        return selection.repeat(self, *sizes)
+
+    def repeat_interleave(self, repeats: Any, dim: int | None = None, *,
+                          output_size: int | None = None) -> Tensor:
+        return selection.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def index_select(self, dim: int, index: Tensor) -> Tensor:
+        return selection.index_select(self, dim, index)
+
+    def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        return selection.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
+        return selection.masked_fill_(self, mask, value)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        return selection.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        return selection.triu(self, diagonal)
+
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return inplace.apply(self, "tril_", lambda t: selection.tril(t, diagonal))
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return inplace.apply(self, "triu_", lambda t: selection.triu(t, diagonal))
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        return selection.diag(self, diagonal)
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+        return sorting.sort(self, dim, descending, stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+        return sorting.argsort(self, dim, descending, stable)
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+        return sorting.topk(self, k, dim, largest, sorted)
+
+    # --- new tensors with this one's dtype and device (unless given) ---------------------------
+
+    def _new_options(self, dtype: Any, device: Any, requires_grad: bool) -> dict:
+        return {"dtype": self.dtype if dtype is None else dtype,
+                "device": self.device if device is None else device, "requires_grad": requires_grad}
+
+    def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        return creation.zeros(*size, **self._new_options(dtype, device, requires_grad))
+
+    def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        return creation.ones(*size, **self._new_options(dtype, device, requires_grad))
+
+    def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        return creation.empty(*size, **self._new_options(dtype, device, requires_grad))
+
+    def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size).__name__}")
+        return creation.full(size, fill_value, **self._new_options(dtype, device, requires_grad))
+
+    def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
+                   requires_grad: bool = False) -> Tensor:
+        """A copy of ``data`` (cut from any graph) with this tensor's dtype and device unless given."""
+        return creation.tensor(data, **self._new_options(dtype, device, requires_grad))
 
     def __getitem__(self, key: Any) -> Tensor:
         return indexing.getitem(self, key)
@@ -901,3 +1114,5 @@ from minigrad.ops import (arithmetic, comparison, conversion, elementwise, index
                           inplace, linalg, reduction, softmax)
 from minigrad.ops import shape as shape_ops  # noqa: E402
 from minigrad.ops import scatter as scatter_ops  # noqa: E402
+from minigrad.ops import selection, sorting  # noqa: E402
+from minigrad import creation  # noqa: E402

@@ -96,6 +96,10 @@ def isfinite(a: Tensor) -> Tensor:
     return wrap(xp_of(a).isfinite(a.array))
 
 
+def isinf(a: Tensor) -> Tensor:
+    return wrap(xp_of(a).isinf(a.array))
+
+
 def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     return wrap(a.array.any(axis=reduction_axes(dim, a.ndim), keepdims=keepdim))
 

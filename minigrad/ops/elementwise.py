@@ -1,9 +1,12 @@
 """Elementwise functions: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, leaky_relu, abs,
-clamp, maximum, minimum and where. Each backward multiplies the incoming gradient by the
-function's derivative at the input (or, where cheaper, at the saved output)."""
+clamp, maximum, minimum and where; rounding (sign, round, floor, ceil, trunc), log1p, expm1,
+rsqrt, reciprocal, tan, asin, acos, atan, atan2, sinh, cosh, log2, log10, erf, nan_to_num and
+lerp. Each backward multiplies the incoming gradient by the function's derivative at the input
+(or, where cheaper, at the saved output)."""
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from typing import Any
@@ -401,3 +404,712 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # no
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
                            f"dtype {condition.dtype.name}")
     return apply_broadcasting(Where, condition, as_operand(input, like), as_operand(other, like))
+
+
+# --- more elementwise math: rounding, logs and exponentials, trigonometry, nan handling ------------
+
+def _unchanged_or_refused(a: Tensor, kernel: str) -> Tensor | None:
+    """Rounding an integer tensor leaves it as it is (PyTorch returns a copy); bool has no kernel."""
+    if a.dtype is _dtypes.bool:
+        raise not_implemented_for(kernel, a)
+    return None if a.dtype.is_floating_point else wrap(a.array.copy())
+
+
+def _zero_gradient(grad: Tensor) -> Tensor:
+    """Step functions are flat almost everywhere: PyTorch's gradient is 0, even at the steps."""
+    return wrap(xp_of(grad).zeros_like(grad.array))
+
+
+class Sign(Function):
+    """y = -1, 0 or 1 as a is negative, zero or positive (0 for nan, as PyTorch);   dy/da = 0."""
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype is _dtypes.bool:
+            return wrap(a.array.copy())
+        xp = xp_of(a)
+        x = a.array
+        out = xp.sign(x)
+        if a.dtype.is_floating_point:
+            out = xp.where(xp.isnan(x), x.dtype.type(0), out)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zero_gradient(grad)
+
+
+class Round(Function):
+    """y = a rounded to ``decimals`` places, halves to even;   dy/da = 0."""
+
+    @staticmethod
+    def forward(ctx, a, decimals):
+        if decimals:
+            if not a.dtype.is_floating_point:
+                raise not_implemented_for("round_cpu", a)
+            with ieee_results():
+                return wrap(xp_of(a).round(a.array, decimals))
+        same = _unchanged_or_refused(a, "round_vml_cpu")
+        return same if same is not None else wrap(xp_of(a).round(a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zero_gradient(grad), None
+
+
+class Floor(Function):
+    """y = ⌊a⌋;   dy/da = 0."""
+
+    @staticmethod
+    def forward(ctx, a):
+        same = _unchanged_or_refused(a, "floor_vml_cpu")
+        return same if same is not None else wrap(xp_of(a).floor(a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zero_gradient(grad)
+
+
+class Ceil(Function):
+    """y = ⌈a⌉;   dy/da = 0."""
+
+    @staticmethod
+    def forward(ctx, a):
+        same = _unchanged_or_refused(a, "ceil_vml_cpu")
+        return same if same is not None else wrap(xp_of(a).ceil(a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zero_gradient(grad)
+
+
+class Trunc(Function):
+    """y = a rounded towards 0;   dy/da = 0."""
+
+    @staticmethod
+    def forward(ctx, a):
+        same = _unchanged_or_refused(a, "trunc_vml_cpu")
+        return same if same is not None else wrap(xp_of(a).trunc(a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zero_gradient(grad)
+
+
+class Log1P(Function):  # PyTorch names its node Log1PBackward0
+    """y = ln(1 + a), accurate for small a;   dy/da = 1 / (1 + a)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with ieee_results():
+            return wrap(xp_of(a).log1p(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        with ieee_results():
+            return wrap(grad.array / (1 + a.array))
+
+
+class Expm1(Function):
+    """y = eᵃ - 1, accurate for small a;   dy/da = y + 1."""
+
+    @staticmethod
+    def forward(ctx, a):
+        with ieee_results():
+            out = wrap(xp_of(a).expm1(_floating(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return wrap(grad.array * (out.array + 1))
+
+
+class Rsqrt(Function):
+    """y = 1 / √a;   dy/da = -y³ / 2."""
+
+    @staticmethod
+    def forward(ctx, a):
+        with ieee_results():
+            out = wrap(1 / xp_of(a).sqrt(_floating(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        y = out.array
+        with ieee_results():
+            return wrap(-0.5 * grad.array * y * y * y)
+
+
+class Reciprocal(Function):
+    """y = 1 / a;   dy/da = -y²."""
+
+    @staticmethod
+    def forward(ctx, a):
+        with ieee_results():
+            out = wrap(1 / _floating(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        y = out.array
+        with ieee_results():
+            return wrap(-grad.array * y * y)
+
+
+class Tan(Function):
+    """y = tan a;   dy/da = 1 + y²."""
+
+    @staticmethod
+    def forward(ctx, a):
+        with ieee_results():  # tan(±inf) is nan, silently
+            out = wrap(xp_of(a).tan(_floating(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        y = out.array
+        with ieee_results():
+            return wrap(grad.array * (1 + y * y))
+
+
+class Asin(Function):
+    """y = arcsin a;   dy/da = 1 / √(1 - a²)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with ieee_results():  # |a| > 1 is nan, silently
+            return wrap(xp_of(a).arcsin(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a.array
+        with ieee_results():
+            return wrap(grad.array / xp_of(a).sqrt(1 - x * x))
+
+
+class Acos(Function):
+    """y = arccos a;   dy/da = -1 / √(1 - a²)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with ieee_results():
+            return wrap(xp_of(a).arccos(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a.array
+        with ieee_results():
+            return wrap(-grad.array / xp_of(a).sqrt(1 - x * x))
+
+
+class Atan(Function):
+    """y = arctan a;   dy/da = 1 / (1 + a²)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(xp_of(a).arctan(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a.array
+        with ieee_results():
+            return wrap(grad.array / (1 + x * x))
+
+
+class Atan2(Function):
+    """z = atan2(a, b), the angle of the point (b, a);   dz/da = b / (a² + b²),  dz/db = -a / (a² + b²)
+    (both 0 at the origin, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        dtype = _dtypes.result_type(a, b)
+        if not dtype.is_floating_point:
+            dtype = _dtypes.get_default_dtype()
+        ctx.save_for_backward(a, b)
+        return wrap(xp_of(a).arctan2(array_of(a, dtype), array_of(b, dtype)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        xp = xp_of(grad)
+        g = grad.array
+        x, y = a.array, b.array
+        with ieee_results():
+            scale = xp.where((x == 0) & (y == 0), g.dtype.type(0), g / (x * x + y * y))
+        return wrap(scale * y), wrap(-scale * x)
+
+
+class Sinh(Function):
+    """y = sinh a;   dy/da = cosh a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with ieee_results():
+            return wrap(xp_of(a).sinh(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        with ieee_results():
+            return wrap(grad.array * xp_of(a).cosh(a.array))
+
+
+class Cosh(Function):
+    """y = cosh a;   dy/da = sinh a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with ieee_results():
+            return wrap(xp_of(a).cosh(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        with ieee_results():
+            return wrap(grad.array * xp_of(a).sinh(a.array))
+
+
+class Log2(Function):
+    """y = log₂ a;   dy/da = 1 / (a ln 2)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with ieee_results():
+            return wrap(xp_of(a).log2(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        with ieee_results():
+            return wrap(grad.array / (a.array * math.log(2)))
+
+
+class Log10(Function):
+    """y = log₁₀ a;   dy/da = 1 / (a ln 10)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with ieee_results():
+            return wrap(xp_of(a).log10(_floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        with ieee_results():
+            return wrap(grad.array / (a.array * math.log(10)))
+
+
+class Erf(Function):
+    """y = erf a = 2/√π ∫₀ᵃ e^(−t²) dt;   dy/da = 2/√π · e^(−a²)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(erf_array(xp_of(a), _floating(a)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a.array
+        return wrap(grad.array * (2 / math.sqrt(math.pi)) * xp_of(a).exp(-x * x))
+
+
+class ClampMin(Function):
+    """y = max(a, low);   dy/da = 1 where a ≥ low, else 0."""
+
+    @staticmethod
+    def forward(ctx, a, low):
+        return Clamp.forward(ctx, a, low, None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Clamp.backward(ctx, grad)[:2]
+
+
+class ClampMax(Function):
+    """y = min(a, high);   dy/da = 1 where a ≤ high, else 0."""
+
+    @staticmethod
+    def forward(ctx, a, high):
+        return Clamp.forward(ctx, a, None, high)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Clamp.backward(ctx, grad)[::2]
+
+
+class NanToNum(Function):
+    """y = a with nan, +inf and -inf replaced (by 0 and the dtype's largest and smallest values unless
+    given);   dy/da = 1 where a is finite, else 0."""
+
+    @staticmethod
+    def forward(ctx, a, nan, posinf, neginf):
+        ctx.save_for_backward(a)
+        if not a.dtype.is_floating_point:  # nothing to replace
+            return wrap(a.array.copy())
+        return wrap(xp_of(a).nan_to_num(a.array, nan=nan, posinf=posinf, neginf=neginf))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return wrap(grad.array * xp_of(a).isfinite(a.array)), None, None, None
+
+
+class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, LerpBackward1 for a tensor
+    """y = start + w (end - start);   dy/dstart = 1 - w,  dy/dend = w,  dy/dw = end - start."""
+
+    @staticmethod
+    def forward(ctx, start, end, weight):
+        ctx.save_for_backward(start, end, weight if isinstance(weight, Tensor) else None)
+        ctx._name = "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0"
+        ctx.weight = weight
+        xp = xp_of(start)
+        s, e = start.array, end.array
+        w = weight.array if isinstance(weight, Tensor) else weight
+        # PyTorch's form: exact at both ends (w = 0 gives start, w = 1 gives end)
+        with ieee_results():
+            return wrap(xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        start, end, weight = ctx.saved_tensors
+        g = grad.array
+        w = weight.array if weight is not None else ctx.weight
+        grad_weight = wrap(g * (end.array - start.array)) if ctx.needs_input_grad[2] else None
+        return wrap(g * (1 - w)), wrap(g * w), grad_weight
+
+
+def sign(a: Tensor) -> Tensor:
+    return Sign.apply(a)
+
+
+def round(a: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 (PyTorch's name)
+    return Round.apply(a, decimals)
+
+
+def floor(a: Tensor) -> Tensor:
+    return Floor.apply(a)
+
+
+def ceil(a: Tensor) -> Tensor:
+    return Ceil.apply(a)
+
+
+def trunc(a: Tensor) -> Tensor:
+    return Trunc.apply(a)
+
+
+def log1p(a: Tensor) -> Tensor:
+    return Log1P.apply(a)
+
+
+def expm1(a: Tensor) -> Tensor:
+    return Expm1.apply(a)
+
+
+def square(a: Tensor) -> Tensor:
+    """a², as PyTorch computes it: ``a ** 2`` (a bool tensor is squared as int64)."""
+    from minigrad.ops import arithmetic  # noqa: PLC0415 (arithmetic imports this module's neighbours)
+
+    return arithmetic.pow(a.long() if a.dtype is _dtypes.bool else a, 2)
+
+
+def rsqrt(a: Tensor) -> Tensor:
+    return Rsqrt.apply(a)
+
+
+def reciprocal(a: Tensor) -> Tensor:
+    return Reciprocal.apply(a)
+
+
+def tan(a: Tensor) -> Tensor:
+    return Tan.apply(a)
+
+
+def asin(a: Tensor) -> Tensor:
+    return Asin.apply(a)
+
+
+def acos(a: Tensor) -> Tensor:
+    return Acos.apply(a)
+
+
+def atan(a: Tensor) -> Tensor:
+    return Atan.apply(a)
+
+
+def atan2(a: Tensor, other: Tensor) -> Tensor:
+    return apply_broadcasting(Atan2, *_tensor_operands(a, other, "atan2"))
+
+
+def sinh(a: Tensor) -> Tensor:
+    return Sinh.apply(a)
+
+
+def cosh(a: Tensor) -> Tensor:
+    return Cosh.apply(a)
+
+
+def log2(a: Tensor) -> Tensor:
+    return Log2.apply(a)
+
+
+def log10(a: Tensor) -> Tensor:
+    return Log10.apply(a)
+
+
+def clamp_min(a: Tensor, min: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
+    if min is None:
+        raise TypeError("clamp_min(): argument 'min' must be Tensor or Number, not NoneType")
+    return clamp(a, min=min) if isinstance(min, Tensor) else ClampMin.apply(a, min)
+
+
+def clamp_max(a: Tensor, max: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
+    if max is None:
+        raise TypeError("clamp_max(): argument 'max' must be Tensor or Number, not NoneType")
+    return clamp(a, max=max) if isinstance(max, Tensor) else ClampMax.apply(a, max)
+
+
+def erf(a: Tensor) -> Tensor:
+    return Erf.apply(a)
+
+
+def nan_to_num(a: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    return NanToNum.apply(a, nan, posinf, neginf)
+
+
+def lerp(start: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """start + weight · (end - start), for floating tensors of one dtype (``weight`` a number or a tensor)."""
+    _tensor_operands(start, end, "lerp")
+    operands = (("end", end), ("weight", weight)) if isinstance(weight, Tensor) else (("end", end),)
+    for name, other in operands:
+        if other.dtype is not start.dtype:
+            raise RuntimeError(f"expected dtype {_TORCH_DTYPE_NAMES.get(start.dtype.name, start.dtype.name)} "
+                               f"for `{name}` but got dtype "
+                               f"{_TORCH_DTYPE_NAMES.get(other.dtype.name, other.dtype.name)}")
+    if not start.dtype.is_floating_point:
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise not_implemented_for(kernel, start)
+    return apply_broadcasting(Lerp, start, end, weight)
+
+
+_TORCH_DTYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
+                      "int32": "int"}
+
+
+# --- smooth activations: erf, gelu, silu, elu, softplus ---------------------------------------------
+
+# W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23 (1969), with
+# the coefficients of his CALERF routine (SPECFUN): erf on |x| ≤ 0.5, erfc = e^(−x²)·R(x) on
+# 0.5 < |x| ≤ 4, erfc = e^(−x²)/x·(1/√π − R(1/x²)/x²) beyond. Relative error ≲ 1e-16 in float64.
+_ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
+          1.85777706184603153e-1)
+_ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03)
+_ERF_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01, 2.98635138197400131e02,
+          8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
+          2.15311535474403846e-8)
+_ERF_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
+          3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03)
+_ERF_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1, 1.60837851487422766e-2,
+          6.58749161529837803e-4, 1.63153871373020978e-2)
+_ERF_Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
+          2.33520497626869185e-3)
+_INV_SQRT_PI = 5.6418958354775628695e-1
+
+
+def _exp_minus_square(xp: Any, y: Any) -> Any:
+    """e^(−y²), with y² split as ŷ² + (y − ŷ)(y + ŷ) (ŷ = y rounded to 1/16) so the exponent is exact."""
+    y = xp.minimum(y, 30.0)  # e^(−900) is 0 already; keeps y = ∞ from giving ∞ − ∞
+    rounded = xp.trunc(y * 16) / 16
+    return xp.exp(-rounded * rounded) * xp.exp(-(y - rounded) * (y + rounded))
+
+
+def _erfc_positive(xp: Any, y: Any) -> Any:
+    """erfc(y) for y > 0.5 by Cody's two rational approximations (middle range and tail)."""
+    middle = xp.minimum(y, 4.0)
+    num, den = _ERF_C[8] * middle, middle
+    for c, d in zip(_ERF_C[:7], _ERF_D[:7]):
+        num, den = (num + c) * middle, (den + d) * middle
+    middle_value = (num + _ERF_C[7]) / (den + _ERF_D[7])
+    tail = xp.maximum(y, 4.0)
+    z = 1.0 / (tail * tail)
+    num, den = _ERF_P[5] * z, z
+    for p, q in zip(_ERF_P[:4], _ERF_Q[:4]):
+        num, den = (num + p) * z, (den + q) * z
+    tail_value = (_INV_SQRT_PI - z * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / tail
+    with ieee_results():  # e^(−y²) underflows to 0 for y > 27: erfc is 0 there
+        return xp.where(y <= 4.0, middle_value, tail_value) * _exp_minus_square(xp, y)
+
+
+def erf_array(xp: Any, x: Any) -> Any:
+    """erf x = 2/√π ∫₀ˣ e^(−t²) dt, elementwise (NumPy has none): Cody's rational approximations."""
+    y = xp.abs(x)
+    small = xp.minimum(y, 0.5)
+    z = small * small
+    num, den = _ERF_A[4] * z, z
+    for a, b in zip(_ERF_A[:3], _ERF_B[:3]):
+        num, den = (num + a) * z, (den + b) * z
+    near_zero = x * (num + _ERF_A[3]) / (den + _ERF_B[3])
+    far = xp.sign(x) * (1.0 - _erfc_positive(xp, xp.maximum(y, 0.5)))
+    return xp.where(y <= 0.5, near_zero, far).astype(x.dtype, copy=False)
+
+
+def erfc_array(xp: Any, x: Any) -> Any:
+    """erfc x = 1 − erf x, accurate also where it is tiny (x ≫ 0): erfc(−y) = 2 − erfc(y)."""
+    y = xp.abs(x)
+    tail = _erfc_positive(xp, xp.maximum(y, 0.5))
+    out = xp.where(y <= 0.5, 1.0 - erf_array(xp, xp.minimum(y, 0.5)), tail)
+    return xp.where(x < 0, 2.0 - out, out).astype(x.dtype, copy=False)
+
+
+_SQRT_2_OVER_PI = 0.7978845608028654  # √(2/π)
+_INV_SQRT_2PI = 0.3989422804014327    # 1/√(2π)
+
+
+class Gelu(Function):
+    """y = x·Φ(x), Φ(x) = ½ erfc(−x/√2);   dy/dx = Φ(x) + x·φ(x), φ(x) = e^(−x²/2)/√(2π).
+    'tanh': y = ½x(1 + t), t = tanh(√(2/π)(x + 0.044715x³));
+            dy/dx = ½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²).
+    """
+
+    @staticmethod
+    def forward(ctx, a, approximate):
+        ctx.save_for_backward(a)
+        ctx.approximate = approximate
+        x, xp = a.array, xp_of(a)
+        if approximate == "tanh":
+            return wrap(0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))))
+        return wrap(0.5 * x * erfc_array(xp, -x * 0.7071067811865476))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x, xp = a.array, xp_of(a)
+        if ctx.approximate == "tanh":
+            t = xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))
+            slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+        else:
+            slope = 0.5 * erfc_array(xp, -x * 0.7071067811865476) + x * _INV_SQRT_2PI * xp.exp(-0.5 * x * x)
+        return wrap(grad.array * slope.astype(x.dtype, copy=False)), None
+
+
+def _sigmoid_array(xp: Any, x: Any) -> Any:
+    """σ(x) = 1 / (1 + e⁻ˣ) without overflow (as ``Sigmoid``)."""
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+class Silu(Function):
+    """y = x·σ(x);   dy/dx = σ(x)(1 + x(1 − σ(x)))."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return wrap(a.array * _sigmoid_array(xp_of(a), a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a.array
+        s = _sigmoid_array(xp_of(a), x)
+        return wrap(grad.array * s * (1 + x * (1 - s)))
+
+
+class Elu(Function):
+    """y = x where x > 0, else α(eˣ − 1);   dy/dx = 1 where x > 0, else α eˣ (α at 0, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, a, alpha):
+        ctx.save_for_backward(a)
+        ctx.alpha = alpha
+        x = a.array
+        with ieee_results():
+            return wrap(xp_of(a).where(x > 0, x, alpha * xp_of(a).expm1(xp_of(a).minimum(x, 0))))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a.array
+        slope = xp_of(a).where(x > 0, 1.0, ctx.alpha * xp_of(a).exp(xp_of(a).minimum(x, 0)))
+        return wrap(grad.array * slope.astype(x.dtype, copy=False)), None
+
+
+class Softplus(Function):
+    """y = log(1 + e^(βx)) / β, and y = x where βx > threshold;   dy/dx = σ(βx) (1 beyond threshold)."""
+
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        x, xp = a.array, xp_of(a)
+        bx = x * beta
+        with ieee_results():
+            return wrap(xp.where(bx > threshold, x, xp.log1p(xp.exp(xp.minimum(bx, threshold))) / beta)
+                        .astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x, xp = a.array, xp_of(a)
+        bx = x * ctx.beta
+        z = xp.exp(xp.minimum(bx, ctx.threshold))
+        slope = xp.where(bx > ctx.threshold, 1.0, z / (z + 1))
+        return wrap(grad.array * slope.astype(x.dtype, copy=False)), None, None
+
+
+def _check_floating(a: Tensor, kernel: str) -> None:
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{kernel}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    if not a.dtype.is_floating_point:
+        raise not_implemented_for(kernel, a)
+
+
+def gelu(a: Tensor, approximate: str = "none") -> Tensor:
+    """x·Φ(x) (Φ the standard normal CDF), or its tanh approximation with ``approximate='tanh'``."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh. (got {approximate!r})")
+    _check_floating(a, "GeluKernelImpl")
+    return Gelu.apply(a, approximate)
+
+
+def silu(a: Tensor, inplace: bool = False) -> Tensor:
+    """x·σ(x) (the swish); ``inplace=True`` overwrites ``a``."""
+    _check_floating(a, "silu_cpu")
+    if inplace:
+        return _inplace.apply(a, "silu_", Silu.apply)
+    return Silu.apply(a)
+
+
+def elu(a: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else α(eˣ − 1); ``inplace=True`` overwrites ``a``."""
+    _check_floating(a, "elu_cpu")
+    if inplace:
+        return _inplace.apply(a, "elu_", lambda t: Elu.apply(t, alpha))
+    return Elu.apply(a, alpha)
+
+
+def softplus(a: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(βx)) / β, reverting to x where βx > threshold."""
+    _check_floating(a, "softplus_cpu")
+    return Softplus.apply(a, beta, threshold)

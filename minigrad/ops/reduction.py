@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, var, std, max, min, amax, amin, argmax, argmin.
+"""Reductions: sum, mean, var, std, max, min, amax, amin, argmax, argmin, prod, cumsum, logsumexp, norm.
 
 Each takes ``dim`` (None for all, an int, or a tuple) and ``keepdim``. Their backward
 first restores the reduced axes (as size 1) and then broadcasts over them.
@@ -14,7 +14,7 @@ from typing import Any
 from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import ieee_results, product, reduction_axes, wrap, xp_of
+from minigrad.ops._util import TORCH_TYPE_NAMES, ieee_results, product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor
 
 
@@ -354,3 +354,175 @@ def argmax(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 def argmin(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(a, dim, keepdim, "argmin")
+
+
+class Prod(Function):
+    """y = Π a over ``dim``;   dy/daᵢ = Π_{j≠i} aⱼ, computed without dividing by a zero: with one zero
+    in the slice only that element gets a gradient, with two or more none does."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim, dtype):
+        _remember_shapes(ctx, a, axes, keepdim)
+        ctx.axes = axes
+        if dtype is None and not a.dtype.is_floating_point:
+            dtype = _dtypes.int64  # integer and bool products are int64, as in PyTorch
+        out = wrap(a.array.prod(axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.numpy))
+        ctx.save_for_backward(a)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        xp = xp_of(a)
+        x = a.array
+        zero = x == 0
+        zeros = zero.sum(axis=ctx.axes, keepdims=True)
+        others = xp.where(zero, x.dtype.type(1), x)  # the product of the non-zero elements, per slice ...
+        product_nonzero = others.prod(axis=ctx.axes, keepdims=True)
+        with ieee_results():
+            without_self = xp.where(zeros == 0, product_nonzero / others,  # ... divided by aᵢ
+                                    xp.where(zero & (zeros == 1), product_nonzero, x.dtype.type(0)))
+        return wrap(_expand_back(grad, ctx) * without_self), None, None, None
+
+
+def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The product of all elements, or along the one ``dim`` (an int, as in PyTorch)."""
+    if dim is None and keepdim:
+        raise TypeError("prod() received keepdim=True without a dim: pass the dim to reduce")
+    if dim is not None:
+        _check_int_dim(dim, "prod")
+    axes = None if dim is None else reduction_axes(dim, a.ndim)
+    return Prod.apply(a, axes, keepdim, None if dtype is None else _dtypes.as_dtype(dtype))
+
+
+class Cumsum(Function):
+    """yᵢ = Σ_{j≤i} aⱼ along ``dim``;   dL/daⱼ = Σ_{i≥j} dL/dyᵢ (the reversed cumulative sum)."""
+
+    @staticmethod
+    def forward(ctx, a, axis, dtype):
+        ctx.axis = axis
+        if dtype is None and not a.dtype.is_floating_point:
+            dtype = _dtypes.int64
+        x = a.array.reshape(1) if a.ndim == 0 else a.array
+        out = xp_of(a).cumsum(x, axis=axis, dtype=None if dtype is None else dtype.numpy)
+        return wrap(out.reshape(a.array.shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        xp = xp_of(grad)
+        g = grad.array
+        if g.ndim == 0:
+            return wrap(g.copy()), None, None
+        reversed_sum = xp.flip(xp.cumsum(xp.flip(g, axis=ctx.axis), axis=ctx.axis), axis=ctx.axis)
+        return wrap(reversed_sum), None, None
+
+
+def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    _check_int_dim(dim, "cumsum")
+    axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
+    return Cumsum.apply(a, axis, None if dtype is None else _dtypes.as_dtype(dtype))
+
+
+class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
+    """y = log Σ eᵃ over ``dim``, as m + log Σ e^(a - m) with m = max a (no overflow);
+    dy/da = e^(a - y) (the softmax)."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim):
+        _remember_shapes(ctx, a, axes, keepdim)
+        xp = xp_of(a)
+        x = a.array if a.dtype.is_floating_point else a.array.astype(_dtypes.get_default_dtype().numpy)
+        if x.size:
+            m = x.max(axis=axes, keepdims=True)
+            m = xp.where(xp.isinf(m), x.dtype.type(0), m)  # all -inf (or an inf): shifting would give nan
+        else:  # an empty slice sums to 0: log 0 = -inf
+            m = xp.zeros(ctx.kept_shape, dtype=x.dtype)
+        with ieee_results():
+            out = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
+        if not keepdim:
+            out = out.reshape(tuple(n for i, n in enumerate(x.shape) if axes is not None and i not in axes))
+        out = wrap(out)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        xp = xp_of(a)
+        with ieee_results():  # all -inf: -inf - (-inf) = nan, as PyTorch's
+            softmax = xp.exp(a.array - _expand_back(out, ctx))
+        return wrap(_expand_back(grad, ctx) * softmax), None, None
+
+
+def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    return Logsumexp.apply(a, reduction_axes(dim, a.ndim), keepdim)
+
+
+class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
+    """y = (Σ |a|ᵖ)^(1/p) over ``dim`` (max |a| for p = inf, min for -inf, the count of non-zeros for 0);
+    dy/da = sign(a) |a|ᵖ⁻¹ / yᵖ⁻¹ (a / y for p = 2), 0 where y = 0; for ±inf shared among the extremes."""
+
+    @staticmethod
+    def forward(ctx, a, p, axes, keepdim):
+        _remember_shapes(ctx, a, axes, keepdim)
+        ctx.p = p
+        xp = xp_of(a)
+        x = xp.abs(a.array)
+        with ieee_results():
+            if p == math.inf or p == -math.inf:
+                if x.size == 0:
+                    raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor "
+                                       f"because the operation does not have an identity")
+                out = x.max(axis=axes, keepdims=keepdim) if p > 0 else x.min(axis=axes, keepdims=keepdim)
+            elif p == 0:
+                out = (x != 0).sum(axis=axes, keepdims=keepdim).astype(x.dtype)
+            elif p == 1:
+                out = x.sum(axis=axes, keepdims=keepdim)
+            elif p == 2:
+                out = xp.sqrt((x * x).sum(axis=axes, keepdims=keepdim))
+            else:
+                out = (x ** p).sum(axis=axes, keepdims=keepdim) ** (1 / p)
+        out = wrap(xp.asarray(out).astype(x.dtype, copy=False))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        xp = xp_of(a)
+        x, p = a.array, ctx.p
+        y = _expand_back(out, ctx)
+        g = _expand_back(grad, ctx)
+        zero = x.dtype.type(0)
+        with ieee_results():
+            if p == math.inf or p == -math.inf:
+                hits = xp.abs(x) == y
+                axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1)
+                count = hits.sum(axis=axes, keepdims=True) if axes else 1
+                slope = xp.sign(x) * hits / count
+            elif p == 0:  # a count is flat (PyTorch leaves the gradient undefined: None)
+                slope = xp.zeros_like(x)
+            elif p == 1:
+                slope = xp.sign(x)
+            elif p == 2:
+                slope = xp.where(y == 0, zero, x / y)
+            else:
+                slope = xp.where(y == 0, zero, xp.sign(x) * xp.abs(x) ** (p - 1) / y ** (p - 1))
+        return wrap(g * slope), None, None, None
+
+
+def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """The vector p-norm of all elements or over ``dim`` (``'fro'``: the 2-norm; over two dims, the
+    Frobenius norm of those matrices)."""
+    if dtype is not None:
+        a = a.to(_dtypes.as_dtype(dtype))
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{TORCH_TYPE_NAMES[a.dtype.name]}")
+    if isinstance(p, str):
+        if p != "fro":
+            raise RuntimeError(f"norm(): p={p!r} is not supported by minigrad (only numbers and 'fro')")
+        if isinstance(dim, (tuple, list)) and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+        p = 2
+    return LinalgVectorNorm.apply(a, float(p), reduction_axes(dim, a.ndim), keepdim)

@@ -1,0 +1,98 @@
+"""Sorting along one dimension: ``sort``, ``argsort`` and ``topk``.
+
+Each orders every line along ``dim`` with one stable argsort (no loop over lines). The values
+are the input picked at the sorted positions, so their gradient goes back to those positions:
+``da = zeros`` with ``dvalues`` put at ``indices`` (each position is picked at most once).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad import return_types
+from minigrad.autograd.function import Function
+from minigrad.ops._util import wrap, xp_of
+from minigrad.ops.scatter import _grid_key
+from minigrad.tensor import Tensor, _normalize_dim
+
+
+def _order(xp: Any, array: Any, axis: int, descending: bool) -> Any:
+    """The stable order of ``array`` along ``axis`` (NaN counts as the largest value, as in PyTorch).
+
+    Descending and stable: sort the reversed line ascending, then reverse the result, so equal
+    values keep their original order."""
+    if not descending:
+        return xp.argsort(array, axis=axis, kind="stable")
+    n = array.shape[axis]
+    backwards = xp.argsort(xp.flip(array, axis), axis=axis, kind="stable")
+    return (n - 1) - xp.flip(backwards, axis)
+
+
+class Select(Function):
+    """(values, indices) = the first ``k`` of a's lines ordered along ``axis``;
+    da = zeros with dvalues put back at indices."""
+
+    @staticmethod
+    def forward(ctx, a, axis, descending, k, name):
+        ctx._name = name
+        xp = xp_of(a)
+        array = a.array
+        if array.ndim == 0:
+            ctx.input_shape, ctx.index = (), None
+            indices = wrap(xp.zeros((), dtype=_dtypes.int64.numpy))
+            ctx.mark_non_differentiable(indices)
+            return wrap(array.copy()), indices
+        order = _order(xp, array, axis, descending)
+        if k is not None:
+            order = order[(slice(None),) * axis + (slice(0, k),)]
+        order = order.astype(_dtypes.int64.numpy, copy=False)
+        ctx.input_shape, ctx.axis, ctx.index = array.shape, axis, order
+        indices = wrap(order)
+        ctx.mark_non_differentiable(indices)
+        return wrap(xp.take_along_axis(array, order, axis=axis)), indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        xp = xp_of(grad)
+        g = grad.array
+        if ctx.index is None:
+            return wrap(g.copy()), None, None, None, None
+        out = xp.zeros(ctx.input_shape, dtype=g.dtype)
+        if g.size:
+            out[_grid_key(ctx.index, ctx.axis)] = g
+        return wrap(out), None, None, None, None
+
+
+def _dim(a: Tensor, dim: Any, function: str) -> int:
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"{function}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return _normalize_dim(int(dim), a.ndim)
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """Named tuple (values, indices): each line along ``dim`` in order, and where each value came from.
+
+    Always stable here (equal values keep their order), which ``stable=False`` permits."""
+    axis = _dim(a, dim, "sort")
+    values, indices = Select.apply(a, axis, bool(descending), None, "SortBackward0")
+    return return_types.sort(values, indices)
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort each line along ``dim`` (``sort(...).indices``)."""
+    return sort(a, dim, descending, stable).indices
+
+
+def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    """Named tuple (values, indices) of the ``k`` largest (or smallest) entries of each line along ``dim``,
+    in order (``sorted=False`` allows any order; they come sorted)."""
+    if isinstance(k, bool) or not hasattr(k, "__index__"):
+        raise TypeError(f"topk(): argument 'k' (position 1) must be int, not {type(k).__name__}")
+    k = int(k)
+    axis = _dim(a, dim, "topk")
+    size = a.shape[axis] if a.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError(f"selected index k out of range (k={k}, dimension {axis} of size {size})")
+    values, indices = Select.apply(a, axis, bool(largest), k, "TopkBackward0")
+    return return_types.topk(values, indices)
