@@ -11,10 +11,14 @@ from minigrad.nn.modules import (AvgPool2d, BatchNorm1d, BatchNorm2d, BCELoss, B
                                  Module, ModuleDict, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid,
                                  Softmax, Tanh)
 from minigrad.nn.modules import LeakyReLU, ParameterDict, ParameterList
+from minigrad.nn.modules import (ELU, GELU, AdaptiveAvgPool2d, AdaptiveMaxPool2d, Dropout2d, HuberLoss,
+                                 L1Loss, LayerNorm, SiLU, SmoothL1Loss, Softplus, Unflatten)
 from minigrad.nn import grad, modules, utils
 from minigrad.ops.conv.algorithms import conv_algorithm
 
 __all__ = ["ParameterList", "ParameterDict", "LeakyReLU",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "LayerNorm", "GELU", "SiLU", "ELU", "Softplus",
+           "Dropout2d", "Unflatten", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d",
            "MaxPool2d", "AvgPool2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout",
            "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss",

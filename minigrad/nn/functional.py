@@ -32,7 +32,9 @@ from minigrad.tensor import Tensor
 __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "leaky_relu", "leaky_relu_",
            "sigmoid", "tanh", "softmax", "log_softmax", "one_hot", "dropout", "batch_norm", "cross_entropy",
            "nll_loss", "mse_loss",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "pad", "unfold", "fold"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "pad", "unfold", "fold",
+           "adaptive_avg_pool2d", "adaptive_max_pool2d", "layer_norm", "gelu", "silu", "elu", "softplus",
+           "dropout2d", "l1_loss", "smooth_l1_loss", "huber_loss"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -192,3 +194,64 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+# --- more layers: adaptive pooling, layer norm, smooth activations, channel dropout, robust losses -----
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean of each adaptive window: output (…, out_h, out_w), row i covering [⌊iH/out⌋, ⌈(i+1)H/out⌉)."""
+    return _pool.adaptive_avg_pool2d(input, output_size)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum of each adaptive window (windows as ``adaptive_avg_pool2d``'s)."""
+    return _pool.adaptive_max_pool2d(input, output_size, return_indices)
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each sample over its last ``len(normalized_shape)`` dimensions, then γ·x̂ + β."""
+    return _normalization.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x·Φ(x) with Φ the standard normal CDF ('tanh': its tanh approximation)."""
+    return _elementwise.gelu(input, approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x·σ(x)."""
+    return _elementwise.silu(input, inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else α(eˣ − 1)."""
+    return _elementwise.elu(input, alpha, inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(βx)) / β, and x where βx > threshold."""
+    return _elementwise.softplus(input, beta, threshold)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels (input[n, c]) with probability ``p``, scale the rest by 1/(1 − p)."""
+    return _dropout.dropout2d(input, p, training, inplace)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """|input − target|, averaged (or summed, or not reduced)."""
+    return _loss.l1_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """½d²/β where |d| < β, else |d| − ½β, for d = input − target."""
+    return _loss.smooth_l1_loss(input, target, _legacy_reduction(size_average, reduce, reduction), beta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """½d² where |d| < δ, else δ(|d| − ½δ), for d = input − target."""
+    return _loss.huber_loss(input, target, reduction, delta, weight)

@@ -9,6 +9,7 @@ The backward lets the gradient through exactly where the forward let values thro
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from minigrad import backend
@@ -57,3 +58,49 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool
     if inplace_:
         return inplace.apply(input, "dropout_", lambda t: Dropout.apply(t, p, generator))
     return Dropout.apply(input, p, generator)
+
+
+class FeatureDropout(Function):
+    """y[n, c] = x[n, c] · m[n, c] / (1 − p): one Bernoulli draw per channel, broadcast over its pixels;
+    dx = dy ⊙ the same mask."""
+
+    @staticmethod
+    def forward(ctx, input, p, generator=None):
+        x = input.array
+        shape = x.shape[:2] + (1,) * (x.ndim - 2)
+        ctx.mask = dropout_mask(shape, p, x.dtype, input.device, generator)
+        with ieee_results():
+            return wrap(x * ctx.mask)
+
+    @staticmethod
+    def backward(ctx, grad):
+        with ieee_results():
+            return wrap(grad.array * ctx.mask), None, None
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,
+              generator: Generator | None = None) -> Tensor:
+    """``F.dropout2d`` on (N, C, H, W): whole channels dropped; a 3-D input is read as (N, C, L), as
+    PyTorch does today (with its warning), other sizes warn as deprecated."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel "
+                      "dim. This behavior will change in a future release to interpret the input as one "
+                      "without a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
+                      "dropout behavior, please switch to using dropout1d instead.", stacklevel=3)
+    elif input.ndim != 4:
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and "
+                      "will result in an error in a future release. To retain the behavior and silence this "
+                      "warning, please use dropout instead. Note that dropout2d exists to provide "
+                      "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and an "
+                      "optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=3)
+    if not training or p == 0:
+        return input
+    if input.ndim < 2:
+        raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, but got input of "
+                           f"shape {list(input.shape)}")
+    if inplace_:
+        return inplace.apply(input, "dropout2d_", lambda t: FeatureDropout.apply(t, p, generator))
+    return FeatureDropout.apply(input, p, generator)

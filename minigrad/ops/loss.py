@@ -552,3 +552,141 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
     if reduction == "sum":
         return squared.sum()
     return squared.mean() if weight is None else squared.sum() / weight.sum()
+
+
+# --- robust regression losses: functions of the difference d = x − y ------------------------------
+
+class _DifferenceLoss(Function):
+    """lossᵢ = f(dᵢ), dᵢ = xᵢ − yᵢ, reduced;  d loss/dxᵢ = f′(dᵢ)·g (÷ N for 'mean'),  d loss/dyᵢ = −that.
+    Subclasses give f (``value``) and f′ (``slope``) side by side."""
+
+    @staticmethod
+    def value(d: Any, parameter: float) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def slope(d: Any, parameter: float) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def forward(cls, ctx, input, target, reduction, parameter):
+        dtype = result_type(input, target).numpy
+        ctx.diff = input.array.astype(dtype, copy=False) - target.array.astype(dtype, copy=False)
+        ctx.reduction, ctx.parameter = reduction, parameter
+        losses = cls.value(ctx.diff, parameter)
+        if reduction == "none":
+            return wrap(losses)
+        return wrap(losses.sum() if reduction == "sum" else losses.mean())
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        scale = grad.array / ctx.diff.size if ctx.reduction == "mean" else grad.array
+        grad_input = wrap((cls.slope(ctx.diff, ctx.parameter) * scale).astype(ctx.diff.dtype, copy=False))
+        return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None, None
+
+
+class L1Loss(_DifferenceLoss):
+    """f(d) = |d|;   f′(d) = sign d (0 at 0)."""
+
+    @staticmethod
+    def value(d, parameter):
+        return get_array_module(d).abs(d)
+
+    @staticmethod
+    def slope(d, parameter):
+        return get_array_module(d).sign(d)
+
+
+class SmoothL1Loss(_DifferenceLoss):
+    """f(d) = ½d²/β where |d| < β, else |d| − ½β;   f′(d) = d/β inside, sign d outside."""
+
+    @staticmethod
+    def value(d, beta):
+        xp, size = get_array_module(d), get_array_module(d).abs(d)
+        return xp.where(size < beta, 0.5 * d * d / beta, size - 0.5 * beta)
+
+    @staticmethod
+    def slope(d, beta):
+        xp = get_array_module(d)
+        return xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
+
+
+class HuberLoss(_DifferenceLoss):
+    """f(d) = ½d² where |d| < δ, else δ(|d| − ½δ);   f′(d) = d inside, δ·sign d outside."""
+
+    @staticmethod
+    def value(d, delta):
+        xp, size = get_array_module(d), get_array_module(d).abs(d)
+        return xp.where(size < delta, 0.5 * d * d, delta * (size - 0.5 * delta))
+
+    @staticmethod
+    def slope(d, delta):
+        xp = get_array_module(d)
+        return xp.clip(d, -delta, delta)
+
+
+def _check_regression(kernel: str, input: Tensor, target: Tensor) -> None:
+    """A floating operand (PyTorch's ``kernel`` has none for integers), and a warning (then broadcasting)
+    when the shapes differ, as ``mse_loss``."""
+    if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
+        raise not_implemented_for(kernel, input)
+    _check_shapes(input, target, stacklevel=5)
+
+
+def _check_shapes(input: Tensor, target: Tensor, stacklevel: int = 4) -> None:
+    """``stacklevel`` counts the frames down to the user's call (through ``F``)."""
+    if input.shape != target.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=stacklevel)
+    check_broadcast(input, target)
+
+
+def _weighted(losses: Tensor, weight: Tensor, reduction: str, normalise: bool) -> Tensor:
+    """w ⊙ losses, reduced, composed of ordinary ops as PyTorch composes it; 'mean' is Σ w·loss / Σ w
+    when ``normalise`` (l1_loss), the plain mean of w·loss otherwise (huber_loss)."""
+    if weight.shape != losses.shape:
+        raise ValueError(f"Weights and input must have the same size. (weight of shape {list(weight.shape)}, "
+                         f"input of shape {list(losses.shape)})")
+    weighted = losses * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    return weighted.sum() / weight.sum() if normalise else weighted.mean()
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error |input − target|, reduced by 'mean', 'sum' or 'none' (optionally weighted)."""
+    reduction = resolve_reduction(reduction)
+    if not (input.dtype.is_floating_point or target.dtype.is_floating_point) and reduction == "mean":
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {TORCH_TYPE_NAMES[input.dtype.name]} (l1_loss of "
+                           f"integer tensors: use reduction='sum' or 'none', or floating point tensors)")
+    _check_shapes(input, target)  # integers are fine here: |x − y| summed or not reduced stays integer
+    if weight is None:
+        return L1Loss.apply(input, target, reduction, None)
+    return _weighted(L1Loss.apply(input, target, "none", None), weight, reduction, normalise=True)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """½d²/β where |d| < β, else |d| − ½β (d = input − target); β = 0 is the L1 loss."""
+    reduction = resolve_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss does not support negative values for beta. (got beta={beta})")
+    _check_regression("smooth_l1_cpu", input, target)
+    if beta == 0:
+        return L1Loss.apply(input, target, reduction, None)
+    return SmoothL1Loss.apply(input, target, reduction, float(beta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """½d² where |d| < δ, else δ(|d| − ½δ) (d = input − target): δ times smooth_l1_loss with β = δ."""
+    reduction = resolve_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError(f"huber_loss does not support non-positive values for delta. (got delta={delta})")
+    _check_regression("huber_cpu", input, target)
+    if weight is None:
+        return HuberLoss.apply(input, target, reduction, float(delta))
+    return _weighted(HuberLoss.apply(input, target, "none", float(delta)), weight, reduction, normalise=False)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.function import Function
-from minigrad.ops._util import wrap, xp_of
+from minigrad.ops._util import not_implemented_for, wrap, xp_of
 from minigrad.tensor import Tensor
 
 
@@ -114,3 +114,62 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     return BatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training), momentum, eps)
+
+
+# --- layer normalisation: statistics per sample, over the trailing normalized_shape axes -----------
+
+class LayerNorm(Function):
+    """x̂ = (x − μ) / √(σ² + ε) with μ, σ² the mean and biased variance of each sample's last D axes
+    (D = len(normalized_shape)), y = γ x̂ + β (γ, β of shape normalized_shape);
+
+        dβ = Σ_samples dy,   dγ = Σ_samples dy ⊙ x̂,
+        dx = 1/√(σ² + ε) · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂)),   ĝ = γ ⊙ dy, means over the D axes.
+    """
+
+    @staticmethod
+    def forward(ctx, input, normalized_ndim, weight, bias, eps):
+        xp = xp_of(input)
+        x = input.array
+        axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
+        centred = x - x.mean(axis=axes, keepdims=True)
+        inv_std = 1.0 / xp.sqrt((centred * centred).mean(axis=axes, keepdims=True) + eps)
+        normalized = centred * inv_std
+        out = normalized * weight.array if weight is not None else normalized.copy()
+        if bias is not None:
+            out += bias.array
+        ctx.axes, ctx.inv_std = axes, inv_std
+        ctx.save_for_backward(wrap(normalized), weight)
+        return wrap(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        normalized, weight = ctx.saved_tensors
+        g, x_hat = grad.array, normalized.array
+        sample_axes = tuple(range(g.ndim - len(ctx.axes)))               # the batch axes, summed for γ, β
+        grad_input = None
+        if ctx.needs_input_grad[0]:
+            g_hat = g * weight.array if weight is not None else g
+            grad_input = wrap(ctx.inv_std * (g_hat - g_hat.mean(axis=ctx.axes, keepdims=True)
+                                             - x_hat * (g_hat * x_hat).mean(axis=ctx.axes, keepdims=True)))
+        grad_weight = wrap((g * x_hat).sum(axis=sample_axes)) if ctx.needs_input_grad[2] else None
+        grad_bias = wrap(g.sum(axis=sample_axes)) if ctx.needs_input_grad[3] else None
+        return grad_input, None, grad_weight, grad_bias, None
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """``F.layer_norm``: normalise each sample over its last ``len(normalized_shape)`` axes, then γ·x̂ + β."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if len(shape) == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                           "least one element, but got normalized_shape = []")
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None and tuple(value.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                               f"shape {list(value.shape)} and normalized_shape = {list(shape)}")
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for("LayerNormKernelImpl", input)
+    return LayerNorm.apply(input, len(shape), weight, bias, eps)

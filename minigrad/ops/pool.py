@@ -24,7 +24,8 @@ from minigrad.tensor import Tensor
 
 __all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
            "pool_output_size", "max_pool2d_forward", "max_pool2d_taps", "max_pool2d_backward",
-           "avg_pool2d_forward", "avg_pool2d_backward"]
+           "avg_pool2d_forward", "avg_pool2d_backward", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+           "AdaptiveAvgPool2dFunction", "AdaptiveMaxPool2dFunction", "adaptive_windows"]
 
 
 def pool_output_size(size: int, kernel: int, stride: int, padding: int, dilation: int,
@@ -399,3 +400,139 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
         raise RuntimeError("divisor must be not zero")
     return AvgPool2dFunction.apply(input, kernel_size, stride, padding, bool(ceil_mode),
                                    bool(count_include_pad), divisor_override)
+
+
+# --- adaptive pooling: the output size is given, the windows follow from it -------------------------
+
+def adaptive_windows(size: int, out: int) -> tuple:
+    """PyTorch's windows along one axis: row i covers [⌊i·size/out⌋, ⌈(i+1)·size/out⌉)."""
+    starts = [i * size // out for i in range(out)]
+    ends = [-(-(i + 1) * size // out) for i in range(out)]
+    return starts, ends
+
+
+def _window_matrix(xp: Any, size: int, out: int, dtype: Any) -> Any:
+    """The (out, size) 0/1 matrix whose row i marks window i: (M x)ᵢ is the sum over window i."""
+    starts, ends = adaptive_windows(size, out)
+    positions = xp.arange(size)
+    inside = (positions >= xp.asarray(starts)[:, None]) & (positions < xp.asarray(ends)[:, None])
+    return inside.astype(dtype)
+
+
+def _window_taps(xp: Any, size: int, out: int) -> Any:
+    """(out, K) input positions of each window, K the longest window; short windows repeat their last
+    position (a repeat changes neither a maximum nor which position is its first)."""
+    starts, ends = adaptive_windows(size, out)
+    longest = max((e - s for s, e in zip(starts, ends)), default=1)
+    taps = xp.asarray(starts)[:, None] + xp.arange(longest)
+    return xp.minimum(taps, xp.asarray(ends)[:, None] - 1)
+
+
+def _adaptive_size(input: Tensor, output_size: Any, function: str) -> Pair:  # noqa: A002 (PyTorch's name)
+    """``output_size`` (int, pair, None entries keep the input's size) as a pair, after PyTorch's checks."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{function}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
+    if len(sizes) != 2:
+        raise RuntimeError(f"{function}: output_size must be 2 (got output_size={list(sizes)})")
+    sizes = tuple(input.shape[axis - 2] if s is None else integer_size(s, "output_size", function)
+                  for axis, s in enumerate(sizes))
+    if min(sizes) < 0:
+        raise RuntimeError(f"{function}: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{sizes[0]}, {sizes[1]}}}")
+    for axis in (-2, -1):
+        if input.shape[axis] == 0:
+            raise RuntimeError(f"{function}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with dimension "
+                               f"{input.ndim + axis} being empty")
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for(function, input)
+    return sizes
+
+
+class AdaptiveAvgPool2dFunction(Function):
+    """y = M_h x M_wᵀ / (|window_h| |window_w|) with M the 0/1 window matrices (a plain mean for 1×1);
+    dx = M_hᵀ (dy / counts) M_w: each input pixel gets the share of every window it lies in."""
+
+    @staticmethod
+    def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
+        x = input.array
+        xp = get_array_module(x)
+        ctx.input_shape = x.shape
+        if output_size == (1, 1):  # the global average pool of ResNet & co.
+            ctx.matrices = None
+            return Tensor(x.mean(axis=(-2, -1), keepdims=True))
+        rows = _window_matrix(xp, x.shape[-2], output_size[0], x.dtype)
+        cols = _window_matrix(xp, x.shape[-1], output_size[1], x.dtype)
+        counts = rows.sum(axis=1)[:, None] * cols.sum(axis=1)
+        ctx.matrices, ctx.counts = (rows, cols), counts
+        return Tensor(rows @ x @ cols.T / counts)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g = grad_output.array
+        if ctx.matrices is None:
+            height, width = ctx.input_shape[-2:]
+            spread = get_array_module(g).broadcast_to(g / (height * width), ctx.input_shape)
+            return Tensor(spread.copy()), None
+        rows, cols = ctx.matrices
+        return Tensor(rows.T @ (g / ctx.counts) @ cols), None
+
+
+class AdaptiveMaxPool2dFunction(Function):
+    """y = the maximum of each adaptive window (gathered as (…, out_h, out_w, K_h·K_w) taps);
+    dx: δ goes to the window's first maximum in scan order, summed where windows overlap."""
+
+    @staticmethod
+    def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
+        x = input.array
+        xp = get_array_module(x)
+        rows = _window_taps(xp, x.shape[-2], output_size[0])
+        cols = _window_taps(xp, x.shape[-1], output_size[1])
+        taps = x[..., rows, :][..., cols]                                   # (…, oh, Kh, ow, Kw)
+        taps = xp.moveaxis(taps, -3, -2).reshape(taps.shape[:-4] + tuple(output_size) + (-1,))
+        ctx.input_shape = x.shape
+        if 0 in taps.shape:
+            ctx.argmax = xp.zeros(taps.shape[:-1], dtype=xp.int64)
+            out = Tensor(xp.empty(taps.shape[:-1], dtype=x.dtype))
+            return _with_indices(ctx, out, ctx.argmax, return_indices)
+        first = taps.argmax(axis=-1)                                        # the first maximum (NaN wins)
+        kw = cols.shape[1]
+        out_h, out_w = xp.arange(output_size[0])[:, None], xp.arange(output_size[1])
+        h = rows[out_h, first // kw]
+        w = cols[out_w, first % kw]
+        ctx.argmax = (h * x.shape[-1] + w).astype(xp.int64)               # flat index into the H·W plane
+        out = Tensor(xp.take_along_axis(taps, first[..., None], axis=-1)[..., 0])
+        return _with_indices(ctx, out, ctx.argmax, return_indices)
+
+    @staticmethod
+    def backward(ctx, grad_output, grad_indices=None):
+        g = grad_output.array
+        xp = get_array_module(g)
+        plane = ctx.input_shape[-2] * ctx.input_shape[-1]
+        planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
+        offsets = (xp.arange(planes) * plane).reshape(g.shape[:-2] + (1, 1))
+        totals = xp.bincount((ctx.argmax + offsets).reshape(-1), weights=g.reshape(-1).astype(xp.float64),
+                             minlength=planes * plane)
+        return Tensor(totals.astype(g.dtype).reshape(ctx.input_shape)), None, None
+
+
+def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> Any:
+    if not return_indices:
+        return out
+    indices = Tensor(argmax.copy())
+    ctx.mark_non_differentiable(indices)
+    return out, indices
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
+    """Mean over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_avg_pool2d``."""
+    return AdaptiveAvgPool2dFunction.apply(input, _adaptive_size(input, output_size, "adaptive_avg_pool2d"))
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002 (PyTorch's name)
+                        return_indices: bool = False) -> Any:
+    """Max over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_max_pool2d``;
+    with ``return_indices``, also each maximum's flat index into its H·W input plane."""
+    size = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    return AdaptiveMaxPool2dFunction.apply(input, size, bool(return_indices))

@@ -10,8 +10,16 @@ from minigrad.nn.modules.flatten import Flatten
 from minigrad.nn.modules.linear import Identity, Linear
 from minigrad.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from minigrad.nn.modules.pooling import AvgPool2d, MaxPool2d
+from minigrad.nn.modules.activation import ELU, GELU, SiLU, Softplus
+from minigrad.nn.modules.dropout import Dropout2d
+from minigrad.nn.modules.flatten import Unflatten
+from minigrad.nn.modules.loss import HuberLoss, L1Loss, SmoothL1Loss
+from minigrad.nn.modules.normalization import LayerNorm
+from minigrad.nn.modules.pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d
 
 __all__ = ["ParameterList", "ParameterDict", "LeakyReLU",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "LayerNorm", "GELU", "SiLU", "ELU", "Softplus",
+           "Dropout2d", "Unflatten", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d", "MaxPool2d",
            "AvgPool2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout",
            "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss",

@@ -11,7 +11,7 @@ from minigrad.nn import functional as F
 from minigrad.nn.modules.module import Module
 from minigrad.tensor import Tensor
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -29,3 +29,10 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels while training: y[n, c] = x[n, c] · m[n, c] / (1 − p), m ~ Bernoulli(1 − p)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
