@@ -1,7 +1,8 @@
-"""``nn.MaxPool2d`` and ``nn.AvgPool2d``: pooling over windows of (N, C, H, W), as PyTorch's.
+"""``nn.MaxPool1d``/``2d`` and ``nn.AvgPool1d``/``2d``: pooling over windows of (N, C, L) or
+(N, C, H, W), as PyTorch's.
 
-The sizes are stored as given (an int stays an int, as in PyTorch's repr); ``stride``
-defaults to ``kernel_size`` (non-overlapping windows).
+The sizes are stored as given (an int stays an int, as in PyTorch's repr), except AvgPool1d's,
+which PyTorch stores as 1-tuples; ``stride`` defaults to ``kernel_size`` (non-overlapping windows).
 """
 
 from __future__ import annotations
@@ -11,9 +12,52 @@ from typing import Any
 
 from minigrad.nn import functional as F
 from minigrad.nn.modules.module import Module
+from minigrad.nn.modules.utils import _single
 from minigrad.tensor import Tensor
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool1d", "AvgPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+
+
+class MaxPool1d(Module):
+    """y = the maximum of each (dilated) window of k along L; L_out = ⌊(L + 2p − d(k − 1) − 1) / s⌋ + 1."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool1d(Module):
+    """y = the mean of each window of k along L (padding counted unless ``count_include_pad=False``)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class MaxPool2d(Module):

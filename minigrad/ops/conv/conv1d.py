@@ -1,0 +1,93 @@
+"""``conv1d``: a 1-D convolution is a 2-D one of height 1.
+
+    y[n, o, l] = b[o] + Σ_c Σ_k W[o, c, k] · x[n, c, s·l + d·k − p]
+
+The input (N, C, L) becomes (N, C, 1, L), the weight (C_out, C_in/groups, k) becomes
+(C_out, C_in/groups, 1, k), and ``conv2d`` runs with stride (1, s), padding (0, p) and
+dilation (1, d): every conv2d algorithm ('im2col', 'rot180', 'naive') and its backward serve
+conv1d too. The checks here are PyTorch's for conv1d, so the messages name 1-D shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.ops.conv.functional import conv2d
+from minigrad.ops.conv.geometry import integer_size
+from minigrad.tensor import Tensor
+
+__all__ = ["conv1d", "conv_single"]
+
+
+def conv_single(value: Any, name: str) -> int:
+    """An int or a sequence of one int, as that int."""
+    if isinstance(value, (tuple, list)):
+        values = [integer_size(v, name, "conv1d", "an int or a tuple of ints") for v in value]
+        if len(values) != 1:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of 1 values to match "
+                               f"the convolution dimensions, but got {name}={values}")
+        return values[0]
+    return integer_size(value, name, "conv1d", "an int or a tuple of ints")
+
+
+def _check_conv1d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: int, padding: int | str,
+                  dilation: int, groups: int) -> None:
+    """PyTorch's conv1d checks, before the 2-D ones (which would name 4-D shapes)."""
+    if stride <= 0:
+        raise RuntimeError(f"non-positive stride is not supported, but got stride={stride}")
+    if not isinstance(padding, str) and padding < 0:
+        raise RuntimeError(f"negative padding is not supported, but got padding={padding}")
+    if dilation <= 0:
+        raise RuntimeError(f"non-positive dilation is not supported, but got dilation={dilation}")
+    if groups <= 0:
+        raise RuntimeError(f"non-positive groups is not supported, but got groups={groups}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {x.ndim}-dimensional input of size "
+                           f"{list(x.shape)} instead (conv1d takes a weight (C_out, C_in/groups, k))")
+    if weight.shape[0] < 1 or weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+                           f"0 (and at least 1), but got weight of size {list(weight.shape)} instead")
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                           f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{x.shape[1]} channels instead")
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional "
+                           f"with {weight.shape[0]} elements, but got bias of size {list(bias.shape)} "
+                           f"instead")
+    if not isinstance(padding, str):
+        padded, extent = x.shape[2] + 2 * padding, dilation * (weight.shape[2] - 1) + 1
+        if padded < extent:
+            raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: "
+                               f"({extent}). Kernel size can't be greater than actual input size")
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002 (PyTorch's name)
+           stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1, *,
+           algorithm: str | None = None) -> Tensor:
+    """1-D cross-correlation, as ``torch.nn.functional.conv1d``: input (N, C_in, L) or (C_in, L),
+    weight (C_out, C_in/groups, k) -> (N, C_out, L_out), L_out = ⌊(L + 2p − d(k − 1) − 1) / s⌋ + 1.
+
+    ``padding``: an int, ``'valid'`` (none) or ``'same'`` (L_out = L; stride 1 only).
+    ``algorithm``: the conv2d algorithm that computes it (``'im2col'``, ``'rot180'``, ``'naive'``).
+    """
+    if input.ndim == 2:  # unbatched, as PyTorch allows
+        return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
+                      algorithm=algorithm).squeeze(0)
+    if input.ndim != 3:
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
+                           f"{list(input.shape)}")
+    stride, dilation = conv_single(stride, "stride"), conv_single(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: {padding!r}")
+        if padding == "same" and stride != 1:
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+    else:
+        padding = conv_single(padding, "padding")
+    _check_conv1d(input, weight, bias, stride, padding, dilation, groups)
+    padding_2d = padding if isinstance(padding, str) else (0, padding)
+    out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride), padding_2d, (1, dilation),
+                 groups, algorithm=algorithm)
+    return out.squeeze(2)

@@ -1,0 +1,104 @@
+"""Embedding: a lookup table of rows, ``F.embedding(input, weight)``.
+
+    forward:   y[..., :] = W[index[...], :]            (any index shape; y is index.shape + (D,))
+    backward:  dW[i, :] = Σ_{positions p with index[p] = i} dy[p, :]
+
+A row picked twice receives both gradients (a bincount-based scatter-add, CuPy-safe), and the
+``padding_idx`` row receives none. ``max_norm`` rescales, in place and outside the graph, each
+looked-up row whose p-norm exceeds it (as PyTorch's ``embedding_renorm_``).
+"""
+
+from __future__ import annotations
+
+from minigrad.autograd.function import Function
+from minigrad.ops._util import wrap, xp_of
+from minigrad.ops.indexing import scatter_add
+from minigrad.tensor import Tensor
+
+__all__ = ["Embedding", "embedding"]
+
+
+class Embedding(Function):
+    """y = W[index];   dW = the rows of dy summed per index (zero for ``padding_idx``)."""
+
+    @staticmethod
+    def forward(ctx, input, weight, padding_idx, scale_grad_by_freq):  # noqa: A002 (PyTorch's name)
+        ctx.save_for_backward(input)
+        ctx.weight_shape, ctx.padding_idx = weight.shape, padding_idx
+        ctx.scale_grad_by_freq = scale_grad_by_freq
+        return wrap(weight.array[input.array])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (index,) = ctx.saved_tensors
+        xp = xp_of(grad_output)
+        rows = index.array.reshape(-1)
+        grad = grad_output.array.reshape(rows.shape[0], ctx.weight_shape[1])
+        if ctx.scale_grad_by_freq:  # each row's gradient divided by how often it was looked up
+            counts = xp.bincount(rows, minlength=ctx.weight_shape[0])
+            grad = grad / counts[rows][:, None].astype(grad.dtype)
+        grad_weight = scatter_add(xp, grad, tuple(ctx.weight_shape), (rows,))
+        if ctx.padding_idx is not None:
+            grad_weight[ctx.padding_idx] = 0
+        return None, wrap(grad_weight), None, None
+
+
+def _padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
+    """``padding_idx`` in [0, num_embeddings) (negative counts from the end); PyTorch asserts the range."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"Padding_idx must be within num_embeddings (got padding_idx={padding_idx} for "
+                             f"num_embeddings={num_embeddings})")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
+def _check_indices(input: Tensor, weight: Tensor) -> None:  # noqa: A002 (PyTorch's name)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.dtype.numpy.name not in ("int64", "int32"):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar "
+                           f"types: Long, Int; but got {input.dtype} instead (while checking arguments for "
+                           f"embedding)")
+    if weight.ndim != 2:
+        raise RuntimeError(f"'weight' must be 2-D, but got weight of size {list(weight.shape)}")
+    index, size = input.array, weight.shape[0]
+    # CuPy would wrap an out-of-range index around instead of raising: check it here.
+    if index.size and bool(((index < 0) | (index >= size)).any()):
+        bad = index[(index < 0) | (index >= size)].reshape(-1)[0]
+        raise IndexError(f"index out of range in self: index {int(bad)} for an embedding of "
+                         f"{size} rows (weight of size {list(weight.shape)})")
+
+
+def renorm_rows_(weight: Tensor, input: Tensor, max_norm: float,  # noqa: A002 (PyTorch's name)
+                 norm_type: float) -> None:
+    """W[i] *= max_norm / (‖W[i]‖_p + 1e-7) for each looked-up row i whose p-norm exceeds max_norm."""
+    xp = xp_of(weight)
+    rows = xp.unique(input.array.reshape(-1))
+    selected = weight.array[rows]
+    magnitudes = xp.abs(selected)
+    if norm_type == float("inf"):
+        norms = magnitudes.max(axis=1)
+    else:
+        norms = (magnitudes ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(selected.dtype)
+    weight.array[rows] = selected * scale[:, None]   # outside the graph, as PyTorch's no_grad renorm
+    weight._bump_version("embedding_renorm_")
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
+              max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """The rows ``weight[input]`` of ``weight`` (num_embeddings, D) for int64/int32 indices of any shape.
+
+    ``sparse=True`` (a sparse gradient) raises NotImplementedError: minigrad has no sparse tensors.
+    """
+    padding_idx = _padding_index(padding_idx, weight.shape[0] if weight.ndim else 0)
+    _check_indices(input, weight)
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): minigrad has no sparse tensors; use sparse=False "
+                                  "(a dense gradient)")
+    if max_norm is not None:
+        renorm_rows_(weight, input, max_norm, norm_type)
+    return Embedding.apply(input, weight, padding_idx, bool(scale_grad_by_freq))
