@@ -15,8 +15,11 @@ from minigrad.nn.modules import (ELU, GELU, AdaptiveAvgPool2d, AdaptiveMaxPool2d
                                  L1Loss, LayerNorm, SiLU, SmoothL1Loss, Softplus, Unflatten)
 from minigrad.nn import grad, modules, utils
 from minigrad.ops.conv.algorithms import conv_algorithm
+from minigrad.nn.modules import AvgPool1d, Conv1d, Embedding, MaxPool1d
+from minigrad.nn.modules import CosineSimilarity, KLDivLoss, PairwiseDistance, Softmin
 
-__all__ = ["ParameterList", "ParameterDict", "LeakyReLU",
+__all__ = ["Softmin", "CosineSimilarity", "PairwiseDistance", "KLDivLoss",
+           "Embedding", "Conv1d", "MaxPool1d", "AvgPool1d", "ParameterList", "ParameterDict", "LeakyReLU",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "LayerNorm", "GELU", "SiLU", "ELU", "Softplus",
            "Dropout2d", "Unflatten", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d",

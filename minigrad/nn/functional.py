@@ -3,11 +3,14 @@
 Each entry checks nothing itself and delegates to the operation in :mod:`minigrad.ops`
 where its forward and backward are written side by side:
 
-    linear          ops/linear.py          conv2d, unfold, fold   ops/conv/
-    max/avg_pool2d  ops/pool.py            batch_norm             ops/normalization.py
-    dropout         ops/dropout.py         cross_entropy, nll_loss, mse_loss   ops/loss.py
-    binary_cross_entropy, binary_cross_entropy_with_logits                      ops/loss.py
-    relu, leaky_relu, sigmoid, tanh   ops/elementwise.py     softmax, log_softmax   ops/softmax.py
+    linear                  ops/linear.py        conv2d, conv1d, unfold, fold   ops/conv/
+    max/avg_pool2d, adaptive_*_pool2d   ops/pool.py  max/avg_pool1d          ops/pool1d.py
+    batch_norm, layer_norm  ops/normalization.py dropout, dropout2d       ops/dropout.py
+    every loss (cross_entropy ... kl_div)        ops/loss.py
+    relu, leaky_relu, gelu, silu, elu, softplus, sigmoid, tanh             ops/elementwise.py
+    softmax, log_softmax, softmin   ops/softmax.py   embedding           ops/embedding.py
+    normalize, cosine_similarity, pairwise_distance                        ops/distance.py
+    one_hot                 ops/scatter.py       pad                      ops/shape.py
 """
 
 from __future__ import annotations
@@ -18,15 +21,19 @@ from typing import Any
 
 from minigrad.nn import grad  # noqa: F401  (``F.grad.conv2d_input``, as ``torch.nn.functional.grad``)
 from minigrad.ops import conv as _conv
+from minigrad.ops import distance as _distance
 from minigrad.ops import dropout as _dropout
 from minigrad.ops import elementwise as _elementwise
+from minigrad.ops import embedding as _embedding
 from minigrad.ops import linear as _linear
 from minigrad.ops import loss as _loss
 from minigrad.ops import normalization as _normalization
 from minigrad.ops import pool as _pool
+from minigrad.ops import pool1d as _pool1d
 from minigrad.ops import scatter as _scatter
 from minigrad.ops import shape as _shape
 from minigrad.ops import softmax as _softmax
+from minigrad.ops.conv import conv1d as _conv1d
 from minigrad.tensor import Tensor
 
 __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "leaky_relu", "leaky_relu_",
@@ -34,7 +41,9 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "lea
            "nll_loss", "mse_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "pad", "unfold", "fold",
            "adaptive_avg_pool2d", "adaptive_max_pool2d", "layer_norm", "gelu", "silu", "elu", "softplus",
-           "dropout2d", "l1_loss", "smooth_l1_loss", "huber_loss"]
+           "dropout2d", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "softmin", "normalize", "cosine_similarity", "pairwise_distance", "kl_div",
+           "embedding", "conv1d", "max_pool1d", "avg_pool1d"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -129,6 +138,27 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     return _softmax.log_softmax(input, dim, dtype, _stacklevel=_stacklevel + 1)
 
 
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """e^−xᵢ / Σⱼ e^−xⱼ along ``dim``: the softmax of −input."""
+    return _softmax.softmin(input, dim, dtype, _stacklevel=_stacklevel + 1)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12) -> Tensor:
+    """v / max(‖v‖_p, ε) for each vector v along ``dim``."""
+    return _distance.normalize(input, p, dim, eps)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """⟨x₁, x₂⟩ / (‖x₁‖‖x₂‖) along ``dim``, as Σ (x₁ / max(‖x₁‖, ε)) · (x₂ / max(‖x₂‖, ε)) (broadcast)."""
+    return _distance.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """‖x₁ − x₂ + ε‖_p over the last dimension."""
+    return _distance.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by 1/(1 − p); identity unless ``training``."""
     return _dropout.dropout(input, p, training, inplace)
@@ -171,6 +201,22 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """(input − target)², optionally weighted elementwise; averaged (or summed, or not reduced)."""
     return _loss.mse_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """KL(target ‖ input) pointwise: t·(log t − x) for log-probabilities x and probabilities t (0·log 0 = 0;
+    ``log_target``: eᵗ·(t − x)). 'batchmean' divides the sum by the batch size, the KL divergence of each
+    sample; 'mean' divides by the number of elements, with PyTorch's warning."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support "
+                      "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+                      "definition.'mean' will be changed to behave the same as 'batchmean' in the next major "
+                      "release.",
+                      stacklevel=2)
+    return _loss.kl_div(input, target, reduction, log_target)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -255,3 +301,37 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """½d² where |d| < δ, else δ(|d| − ½δ), for d = input − target."""
     return _loss.huber_loss(input, target, reduction, delta, weight)
+
+
+# --- lookup tables and 1-D layers: embedding (ops/embedding.py), conv1d and 1-D pooling, which run as -----
+# --- their 2-D versions with a height of 1 (ops/conv/conv1d.py, ops/pool1d.py) ------------------------------
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """y = weight[input]: the rows of ``weight`` (num_embeddings, D) for int64/int32 indices of any shape.
+
+    The backward sums the rows' gradients per index; the ``padding_idx`` row gets none. ``max_norm``
+    rescales looked-up rows in place; ``sparse=True`` raises NotImplementedError (no sparse tensors).
+    """
+    return _embedding.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1, *, algorithm: str | None = None) -> Tensor:
+    """1-D cross-correlation of input (N, C_in, L) or (C_in, L) with weight (C_out, C_in/groups, k).
+
+    Computed as ``conv2d`` of height 1, so ``algorithm`` ('im2col', 'rot180', 'naive') applies.
+    """
+    return _conv1d.conv1d(input, weight, bias, stride, padding, dilation, groups, algorithm=algorithm)
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum of each window along L of (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``."""
+    return _pool1d.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """The mean of each window along L of (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``."""
+    return _pool1d.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)

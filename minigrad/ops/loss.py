@@ -690,3 +690,49 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if weight is None:
         return HuberLoss.apply(input, target, reduction, float(delta))
     return _weighted(HuberLoss.apply(input, target, "none", float(delta)), weight, reduction, normalise=False)
+
+
+# --- Kullback-Leibler divergence: elementwise, composed as PyTorch's ------------------------------------
+
+class XLogX(Function):
+    """y = x·log x with 0·log 0 = 0 (PyTorch's xlogy(x, x));  dy/dx = log x + 1, and at x = 0 PyTorch's
+    xlogy(x ≠ 0, x) + x / x = nan."""
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = xp_of(a)
+        x = a.array
+        ctx.save_for_backward(a)
+        with ieee_results():  # log of a negative target is nan, as PyTorch's
+            return wrap(xp.where(x == 0, x.dtype.type(0), x * xp.log(x)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        xp = xp_of(a)
+        x = a.array
+        with ieee_results():
+            return wrap(grad.array * (xp.where(x == 0, x.dtype.type(0), xp.log(x)) + x / x))
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """KL(target ‖ input) pointwise, for log-probabilities ``input`` and probabilities ``target``:
+    t·(log t − x) with 0·log 0 = 0 (``log_target``: eᵗ·(t − x) for log-probabilities t), then summed
+    ('sum'), averaged over every element ('mean') or over the first dimension ('batchmean'), or not reduced.
+    The operands broadcast."""
+    if reduction != "batchmean":
+        reduction = resolve_reduction(reduction)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError(f"kl_div: Integral inputs not supported. (input of dtype {input.dtype.name}, "
+                           f"target of dtype {target.dtype.name})")
+    check_broadcast(input, target)
+    if log_target:
+        pointwise = target.exp() * (target - input)
+    else:
+        pointwise = XLogX.apply(target) - target * input
+    if reduction == "none":
+        return pointwise
+    if reduction == "mean":
+        return pointwise.mean()
+    total = pointwise.sum()
+    return total / input.shape[0] if reduction == "batchmean" and input.ndim != 0 else total

@@ -1,4 +1,4 @@
-"""Softmax and log-softmax along one dimension, stable for any input size (log-sum-exp).
+"""Softmax, log-softmax and softmin along one dimension, stable for any input size (log-sum-exp).
 
 A 0-d tensor is one class (softmax 1, log-softmax 0); an empty tensor gives an empty result;
 ±inf inputs give PyTorch's inf/nan results, without NumPy's warnings."""
@@ -99,3 +99,9 @@ def log_softmax(a: Tensor, dim: Any = None, dtype: Any = None, *, _stacklevel: i
     if a.ndim == 0:
         return LogSoftmax.apply(a.reshape(1), 0).reshape(())
     return LogSoftmax.apply(a, axis)
+
+
+def softmin(a: Tensor, dim: Any = None, dtype: Any = None, *, _stacklevel: int = 3) -> Tensor:
+    """e^−xᵢ / Σⱼ e^−xⱼ along ``dim``: the softmax of −a (negated before any ``dtype`` conversion)."""
+    axis = _softmax_axis(a, dim, "softmin", _stacklevel)
+    return softmax(-a, axis, dtype)

@@ -16,8 +16,15 @@ from minigrad.nn.modules.flatten import Unflatten
 from minigrad.nn.modules.loss import HuberLoss, L1Loss, SmoothL1Loss
 from minigrad.nn.modules.normalization import LayerNorm
 from minigrad.nn.modules.pooling import AdaptiveAvgPool2d, AdaptiveMaxPool2d
+from minigrad.nn.modules.conv import Conv1d
+from minigrad.nn.modules.pooling import AvgPool1d, MaxPool1d
+from minigrad.nn.modules.sparse import Embedding
+from minigrad.nn.modules.activation import Softmin
+from minigrad.nn.modules.distance import CosineSimilarity, PairwiseDistance
+from minigrad.nn.modules.loss import KLDivLoss
 
-__all__ = ["ParameterList", "ParameterDict", "LeakyReLU",
+__all__ = ["Softmin", "CosineSimilarity", "PairwiseDistance", "KLDivLoss",
+           "Embedding", "Conv1d", "MaxPool1d", "AvgPool1d", "ParameterList", "ParameterDict", "LeakyReLU",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "LayerNorm", "GELU", "SiLU", "ELU", "Softplus",
            "Dropout2d", "Unflatten", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Conv2d", "MaxPool2d",

@@ -1,4 +1,5 @@
-"""Activation layers: ``ReLU``, ``LeakyReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``.
+"""Activation layers: ``ReLU``, ``LeakyReLU``, ``Sigmoid``, ``Tanh``, ``Softmax``, ``LogSoftmax``,
+``Softmin``, ...
 
 Each forward is one call into ``F``; the derivatives live with the operations in
 ``minigrad/ops/elementwise.py`` and ``minigrad/ops/softmax.py``.
@@ -11,7 +12,8 @@ from minigrad.nn import functional as F
 from minigrad.nn.modules.module import Module
 from minigrad.tensor import Tensor
 
-__all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "SiLU", "ELU", "Softplus"]
+__all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "SiLU", "ELU", "Softplus",
+           "Softmin"]
 
 
 class ReLU(Module):
@@ -80,6 +82,20 @@ class LogSoftmax(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Module):
+    """yᵢ = e^−xᵢ / Σⱼ e^−xⱼ along ``dim`` (the softmax of −x)."""
+
+    def __init__(self, dim: int | None = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

@@ -1,5 +1,5 @@
-"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``BCELoss``, ``BCEWithLogitsLoss``
-(the fused Functions are in ops/loss.py)."""
+"""Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``BCELoss``, ``BCEWithLogitsLoss``,
+``KLDivLoss``, ... (the fused Functions are in ops/loss.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from minigrad.ops.loss import check_reduction
 from minigrad.tensor import Tensor
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss",
-           "HuberLoss"]
+           "HuberLoss", "KLDivLoss"]
 
 
 class _Loss(Module):
@@ -125,3 +125,23 @@ class HuberLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """loss = target·(log target − input) pointwise (0·log 0 = 0), for log-probabilities ``input`` and
+    probabilities ``target`` (``log_target=True``: log-probabilities, eᵗ·(t − x)).
+
+    ``reduction='batchmean'`` (sum / batch size) gives the KL divergence per sample; 'mean' averages over
+    every element and warns, as PyTorch's.
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+                 log_target: bool = False):
+        Module.__init__(self)  # _Loss would refuse 'batchmean'
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        if self.reduction != "batchmean":
+            check_reduction(self.reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -1,0 +1,62 @@
+"""Norms, similarities and distances of vectors along one dimension, composed of differentiable ops
+(``norm``, division, ``sum``), so their gradients are the chain rule through those, as PyTorch's:
+
+    normalize:          v / max(‖v‖_p, ε)
+    cosine_similarity:  Σ (x₁ / max(‖x₁‖, ε)) · (x₂ / max(‖x₂‖, ε))     (x₁, x₂ broadcast together)
+    pairwise_distance:  ‖x₁ − x₂ + ε‖_p over the last dimension
+"""
+
+# ruff: noqa: A002  (``input`` is PyTorch's argument name)
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from minigrad.autograd.function import Function
+from minigrad.dtypes import result_type
+from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast, wrap, xp_of
+from minigrad.tensor import Tensor
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: Any = 1, eps: float = 1e-12) -> Tensor:
+    """v / max(‖v‖_p, ε) for each vector v along ``dim``; the clamp's gradient is 0 where ‖v‖_p < ε."""
+    return input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+
+
+class ClampMinUntracked(Function):
+    """y = max(x, ε), but dy/dx = 1: PyTorch's cosine_similarity clamps the norms in place under
+    ``no_grad``, so its autograd differentiates as if no clamp were there."""
+
+    @staticmethod
+    def forward(ctx, a, eps):
+        return wrap(xp_of(a).maximum(a.array, a.array.dtype.type(eps)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """cos θ = ⟨x₁, x₂⟩ / (‖x₁‖‖x₂‖) along ``dim``, as Σ (x₁ / max(‖x₁‖, ε)) · (x₂ / max(‖x₂‖, ε)):
+    each vector is scaled first, so |cos θ| ≤ 1 and nothing overflows."""
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{TORCH_TYPE_NAMES[common.name]} (x1 of dtype {x1.dtype.name}, x2 of dtype "
+                           f"{x2.dtype.name})")
+    x1, x2 = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
+    check_broadcast(x1, x2)
+    shape = numpy.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    x1, x2 = x1.expand(shape), x2.expand(shape)
+    norm1 = ClampMinUntracked.apply(x1.norm(2, dim, keepdim=True), eps)
+    norm2 = ClampMinUntracked.apply(x2.norm(2, dim, keepdim=True), eps)
+    return ((x1 / norm1) * (x2 / norm2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """‖x₁ − x₂ + ε‖_p over the last dimension of the broadcast operands (ε keeps the gradient finite)."""
+    last = max(x1.ndim, x2.ndim) - 1
+    return (x1 - x2 + eps).norm(p, last, keepdim)
