@@ -29,26 +29,28 @@ __all__ = ["Conv1d", "Conv2d"]
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
-class Conv2d(Module):
-    """y[n, o] = b[o] + Σ_c W[o, c] ⋆ x[n, c]: input (N, C_in, H, W) -> (N, C_out, H_out, W_out).
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: arguments, parameters, initialisation, padding modes, repr.
 
-    H_out = ⌊(H + 2·padding − dilation·(kh − 1) − 1) / stride⌋ + 1 (likewise W_out).
-    ``kernel_size``, ``stride``, ``padding``, ``dilation``: an int or a pair; ``padding`` may
-    also be ``'valid'`` (none) or ``'same'`` (output as large as the input, stride 1).
+    A subclass names its tuple maker (``_single`` or ``_pair``) and its functional convolution.
     """
+
+    _ntuple: Any = None
+    _convolution: Any = None
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None, *,
                  algorithm: str | None = None):
         super().__init__()
-        stride = _pair(stride)
+        ntuple = type(self)._ntuple
+        stride = ntuple(stride)
         padding = _check_arguments(in_channels, out_channels, stride, padding, groups, padding_mode,
-                                   algorithm, _pair)
+                                   algorithm, ntuple)
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride, self.padding = _pair(kernel_size), stride, padding
-        self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
-        self.transposed, self.output_padding = False, (0, 0)
+        self.kernel_size, self.stride, self.padding = ntuple(kernel_size), stride, padding
+        self.dilation, self.groups, self.padding_mode = ntuple(dilation), groups, padding_mode
+        self.transposed, self.output_padding = False, (0,) * len(self.kernel_size)
         self.algorithm = algorithm
         self._reversed_padding_repeated_twice = _explicit_padding(padding, self.kernel_size, self.dilation)
         self.weight = Parameter(empty(out_channels, in_channels // groups, *self.kernel_size, device=device,
@@ -60,19 +62,32 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """W ~ U(−1/√fan_in, 1/√fan_in) (Kaiming-uniform, a = √5), b likewise; fan_in = C_in/groups·kh·kw."""
+        """W ~ U(−1/√fan_in, 1/√fan_in) (Kaiming-uniform, a = √5), b likewise; fan_in = C_in/groups·Πk."""
         init.reset_layer_parameters_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
+        convolution = type(self)._convolution
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv2d(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups,
-                            algorithm=self.algorithm)
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
-                        algorithm=self.algorithm)
+            return convolution(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups,
+                               algorithm=self.algorithm)
+        return convolution(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                           self.groups, algorithm=self.algorithm)
 
     def extra_repr(self) -> str:
         return _conv_repr(self)
+
+
+class Conv2d(_ConvNd):
+    """y[n, o] = b[o] + Σ_c W[o, c] ⋆ x[n, c]: input (N, C_in, H, W) -> (N, C_out, H_out, W_out).
+
+    H_out = ⌊(H + 2·padding − dilation·(kh − 1) − 1) / stride⌋ + 1 (likewise W_out).
+    ``kernel_size``, ``stride``, ``padding``, ``dilation``: an int or a pair; ``padding`` may
+    also be ``'valid'`` (none) or ``'same'`` (output as large as the input, stride 1).
+    """
+
+    _ntuple = staticmethod(_pair)
+    _convolution = staticmethod(F.conv2d)
 
 
 def _check_arguments(in_channels: int, out_channels: int, stride: tuple, padding: Any, groups: int,
@@ -120,7 +135,7 @@ def _conv_repr(module: Module) -> str:
     return text
 
 
-class Conv1d(Module):
+class Conv1d(_ConvNd):
     """y[n, o] = b[o] + Σ_c W[o, c] ⋆ x[n, c]: input (N, C_in, L) or (C_in, L) -> (N, C_out, L_out).
 
     L_out = ⌊(L + 2·padding − dilation·(k − 1) − 1) / stride⌋ + 1. Sizes are ints or 1-tuples
@@ -129,42 +144,8 @@ class Conv1d(Module):
     ``algorithm=`` and ``nn.conv_algorithm`` choose its algorithm as for Conv2d.
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None, *,
-                 algorithm: str | None = None):
-        super().__init__()
-        stride = _single(stride)
-        padding = _check_arguments(in_channels, out_channels, stride, padding, groups, padding_mode,
-                                   algorithm, _single)
-        self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride, self.padding = _single(kernel_size), stride, padding
-        self.dilation, self.groups, self.padding_mode = _single(dilation), groups, padding_mode
-        self.transposed, self.output_padding = False, (0,)
-        self.algorithm = algorithm
-        self._reversed_padding_repeated_twice = _explicit_padding(padding, self.kernel_size, self.dilation)
-        self.weight = Parameter(empty(out_channels, in_channels // groups, *self.kernel_size, device=device,
-                                      dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        """W ~ U(−1/√fan_in, 1/√fan_in) (Kaiming-uniform, a = √5), b likewise; fan_in = C_in/groups·k."""
-        init.reset_layer_parameters_(self.weight, self.bias)
-
-    def forward(self, input: Tensor) -> Tensor:
-        if self.padding_mode != "zeros":
-            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return F.conv1d(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups,
-                            algorithm=self.algorithm)
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
-                        algorithm=self.algorithm)
-
-    def extra_repr(self) -> str:
-        return _conv_repr(self)
+    _ntuple = staticmethod(_single)
+    _convolution = staticmethod(F.conv1d)
 
 
 def _explicit_padding(padding: Any, kernel_size: tuple, dilation: tuple) -> list | tuple:

@@ -18,8 +18,10 @@ from minigrad.tensor import Tensor
 __all__ = ["MaxPool1d", "AvgPool1d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
 
 
-class MaxPool1d(Module):
-    """y = the maximum of each (dilated) window of k along L; L_out = ⌊(L + 2p − d(k − 1) − 1) / s⌋ + 1."""
+class _MaxPoolNd(Module):
+    """What MaxPool1d and MaxPool2d share: the arguments as given, the repr; a subclass names its pool."""
+
+    _pool: Any = None
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False):
@@ -32,12 +34,18 @@ class MaxPool1d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input: Tensor) -> Any:
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return type(self)._pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    """y = the maximum of each (dilated) window of k along L; L_out = ⌊(L + 2p − d(k − 1) − 1) / s⌋ + 1."""
+
+    _pool = staticmethod(F.max_pool1d)
 
 
 class AvgPool1d(Module):
@@ -60,26 +68,10 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class MaxPool2d(Module):
+class MaxPool2d(_MaxPoolNd):
     """y = the maximum of each (dilated) kh×kw window; H_out = ⌊(H + 2p − d(k − 1) − 1) / s⌋ + 1."""
 
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
-
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+    _pool = staticmethod(F.max_pool2d)
 
 
 class AvgPool2d(Module):
