@@ -457,9 +457,7 @@ class Tensor:
 
     def contiguous(self) -> Tensor:
         """This tensor, or a C-ordered copy of a view that is not (e.g. ``x.t()``), as PyTorch's."""
-        if self._view is not None and not self._array.flags.c_contiguous:
-            return self.clone()
-        return self
+        return self if self.is_contiguous() else self.clone()
 
     # --- arithmetic operators -----------------------------------------------------------
 

@@ -29,19 +29,23 @@ def dropout_mask(shape: tuple, p: float, dtype: Any, device: backend.Device,
 
 
 class Dropout(Function):
-    """y = x ⊙ m / (1 − p);   dx = dy ⊙ m / (1 − p)   (the same mask)."""
+    """y = x ⊙ m / (1 − p);   dx = dy ⊙ m / (1 − p)   (the same mask).
+
+    ``per_channel``: one Bernoulli draw per (n, c), broadcast over the pixels (``dropout2d``).
+    """
 
     @staticmethod
-    def forward(ctx, input, p, generator=None):
+    def forward(ctx, input, p, generator=None, per_channel=False):
         x = input.array
-        ctx.mask = dropout_mask(x.shape, p, x.dtype, input.device, generator)
+        shape = x.shape[:2] + (1,) * (x.ndim - 2) if per_channel else x.shape
+        ctx.mask = dropout_mask(shape, p, x.dtype, input.device, generator)
         with ieee_results():  # inf · 0 = nan, as in PyTorch
             return wrap(x * ctx.mask)
 
     @staticmethod
     def backward(ctx, grad):
         with ieee_results():
-            return wrap(grad.array * ctx.mask), None, None
+            return wrap(grad.array * ctx.mask), None, None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,
@@ -58,24 +62,6 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool
     if inplace_:
         return inplace.apply(input, "dropout_", lambda t: Dropout.apply(t, p, generator))
     return Dropout.apply(input, p, generator)
-
-
-class FeatureDropout(Function):
-    """y[n, c] = x[n, c] · m[n, c] / (1 − p): one Bernoulli draw per channel, broadcast over its pixels;
-    dx = dy ⊙ the same mask."""
-
-    @staticmethod
-    def forward(ctx, input, p, generator=None):
-        x = input.array
-        shape = x.shape[:2] + (1,) * (x.ndim - 2)
-        ctx.mask = dropout_mask(shape, p, x.dtype, input.device, generator)
-        with ieee_results():
-            return wrap(x * ctx.mask)
-
-    @staticmethod
-    def backward(ctx, grad):
-        with ieee_results():
-            return wrap(grad.array * ctx.mask), None, None
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,
@@ -102,5 +88,5 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bo
         raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, but got input of "
                            f"shape {list(input.shape)}")
     if inplace_:
-        return inplace.apply(input, "dropout2d_", lambda t: FeatureDropout.apply(t, p, generator))
-    return FeatureDropout.apply(input, p, generator)
+        return inplace.apply(input, "dropout2d_", lambda t: Dropout.apply(t, p, generator, True))
+    return Dropout.apply(input, p, generator, True)

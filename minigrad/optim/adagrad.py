@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.optim.optimizer import Optimizer, new_step_count
+from minigrad.optim.optimizer import Optimizer, advance_step, new_step_count
 from minigrad.tensor import Tensor
 
 __all__ = ["Adagrad"]
@@ -82,9 +82,7 @@ def _adagrad_update(param: Any, grad: Any, state: dict, *, lr: float, lr_decay: 
                     weight_decay: float, maximize: bool) -> None:
     """Update the array ``param`` in place; the sum of squares in ``state`` grows in place too."""
     xp = get_array_module(param)
-    step_count = state["step"].array
-    step_count += 1
-    step = float(step_count)
+    step = advance_step(state)
 
     if maximize:
         grad = -grad

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.optim.optimizer import Optimizer, lerp_, new_step_count
+from minigrad.optim.optimizer import Optimizer, advance_step, lerp_, new_step_count
 from minigrad.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -101,9 +101,7 @@ def _adam_update(param: Any, grad: Any, state: dict, *, lr: float, betas: tuple[
     """Update the array ``param`` in place; the moments in ``state`` are updated in place too."""
     xp = get_array_module(param)
     beta1, beta2 = betas
-    step_count = state["step"].array
-    step_count += 1
-    step = float(step_count)
+    step = advance_step(state)
 
     if maximize:
         grad = -grad

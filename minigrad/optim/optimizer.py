@@ -23,7 +23,7 @@ from minigrad.autograd.grad_mode import enable_grad
 from minigrad.creation import tensor
 from minigrad.tensor import Tensor
 
-__all__ = ["Optimizer", "required", "new_step_count", "lerp_"]
+__all__ = ["Optimizer", "required", "new_step_count", "advance_step", "lerp_"]
 
 
 class _RequiredParameter:
@@ -242,6 +242,13 @@ def new_step_count(value: float = 0.0) -> Tensor:
     is the default dtype, else in float32."""
     dtype = dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
     return tensor(value, dtype=dtype, device="cpu")
+
+
+def advance_step(state: dict) -> float:
+    """Count one more step in ``state['step']`` (in place, as PyTorch does) and return the new count."""
+    count = state["step"].array
+    count += 1
+    return float(count)
 
 
 def lerp_(start: Any, end: Any, weight: float) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.optim.optimizer import Optimizer, lerp_, new_step_count
+from minigrad.optim.optimizer import Optimizer, advance_step, lerp_, new_step_count
 from minigrad.tensor import Tensor
 
 __all__ = ["RMSprop"]
@@ -86,8 +86,7 @@ def _rmsprop_update(param: Any, grad: Any, state: dict, *, lr: float, alpha: flo
                     weight_decay: float, momentum: float, centered: bool, maximize: bool) -> None:
     """Update the array ``param`` in place; the averages in ``state`` are updated in place too."""
     xp = get_array_module(param)
-    step_count = state["step"].array
-    step_count += 1
+    advance_step(state)
 
     if maximize:
         grad = -grad

@@ -150,7 +150,7 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     grad_w_t = xp.zeros((groups, column_rows // groups, weight_shape[0] // groups), dtype=grad_out.dtype)
     bands = _bands(xp, h_out, column_rows, w_out, n, grad_out.dtype.itemsize)
     for rows in bands:
-        if kept_cols is not None and len(bands) == 1:
+        if kept_cols is not None:   # the forward kept them only when they were this one band
             cols = kept_cols
         else:
             cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
