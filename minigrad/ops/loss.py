@@ -35,6 +35,7 @@ from minigrad.ops._util import (
     wrap,
     xp_of,
 )
+from minigrad.ops.softmax import log_softmax_array
 from minigrad.tensor import Tensor
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -57,13 +58,6 @@ def from_rows(rows: Any, shape: tuple) -> Any:
         return rows.reshape(shape)
     moved = rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],))
     return get_array_module(rows).moveaxis(moved, -1, 1)
-
-
-def log_softmax_rows(x: Any) -> Any:
-    """ℓ = x − logsumexp(x) along the last axis; subtracting the max keeps every exponent ≤ 0."""
-    xp = get_array_module(x)
-    shifted = x - x.max(axis=1, keepdims=True)
-    return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
 
 
 def _row_weights(ctx: Any, target: Tensor, weight: Tensor | None, ignore_index: int, dtype: Any) -> Any:
@@ -113,7 +107,7 @@ class CrossEntropy(Function):
         xp = xp_of(input)
         x = to_rows(input.array)
         classes = x.shape[1]
-        logp = log_softmax_rows(x)
+        logp = log_softmax_array(x, axis=1)
         a = _row_weights(ctx, target, weight, ignore_index, x.dtype)
         picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
         per_row = -a * picked
@@ -156,7 +150,7 @@ class CrossEntropyProbs(Function):
         if label_smoothing > 0:
             q = q * (1 - label_smoothing) + label_smoothing / classes
         w = 1 if weight is None else weight.array.astype(x.dtype, copy=False)
-        logp = log_softmax_rows(x)
+        logp = log_softmax_array(x, axis=1)
         per_row = -(w * q * logp).sum(axis=1)
         ctx.settings = (reduction, label_smoothing, input.shape, x.shape[0])
         ctx.save_for_backward(wrap(logp), wrap(q), weight)

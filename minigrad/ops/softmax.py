@@ -9,13 +9,15 @@ import warnings
 from typing import Any
 
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._util import ieee_results, wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
 
-def _log_softmax_array(x: Any, axis: int) -> Any:
-    """x - logsumexp(x): subtracting the max first keeps every exponent ≤ 0."""
-    xp = xp_of(Tensor(x))
+def log_softmax_array(x: Any, axis: int) -> Any:
+    """x - logsumexp(x) along ``axis`` (also the losses' log-probabilities); subtracting the max first
+    keeps every exponent ≤ 0."""
+    xp = get_array_module(x)
     if x.size == 0:  # no maximum to subtract (and nothing to normalise)
         return x.copy()
     with ieee_results():  # inf − inf = nan and log(0) = −inf, as in PyTorch
@@ -29,7 +31,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, a, axis):
         xp = xp_of(a)
-        out = wrap(xp.exp(_log_softmax_array(a.array, axis)))
+        out = wrap(xp.exp(log_softmax_array(a.array, axis)))
         ctx.axis = axis
         ctx.save_for_backward(out)
         return out
@@ -47,7 +49,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, a, axis):
-        out = wrap(_log_softmax_array(a.array, axis))
+        out = wrap(log_softmax_array(a.array, axis))
         ctx.axis = axis
         ctx.save_for_backward(out)
         return out
