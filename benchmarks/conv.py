@@ -4,6 +4,7 @@
     python benchmarks/conv.py --algorithm rot180 --rounds 5
     python benchmarks/conv.py --pinned-blas        # keep this machine's OPENBLAS_CORETYPE for minigrad
     python benchmarks/conv.py --threads 1 --clock cpu   # CPU seconds, 1 thread: steadier on a busy machine
+    python benchmarks/conv.py --parts              # also time the im2col path's pieces one by one
 
 Each library runs in its own worker process (two BLAS thread pools in one process
 slow each other down); the workers take turns, shape by shape, round after round,
@@ -42,6 +43,8 @@ SHAPES = [
 # The goal for fwd+bwd time, as a multiple of PyTorch's: MNIST shapes, others, depthwise.
 GOALS = [1.5, 1.5, 1.5, 1.5, 2.0, 2.0, 2.0, 2.0, 4.0]
 MODES = ("forward", "forward+backward")
+# The pieces of the default (im2col) path, each timed alone over all bands (``--parts``).
+PARTS = ("layout", "im2col", "GEMM Y", "GEMM dW", "GEMM dcols", "col2im")
 
 
 def forward_flops(shape: tuple) -> float:
@@ -107,6 +110,70 @@ def _minigrad_runner(shape: tuple, algorithm: str):
     return {"forward": forward, "forward+backward": forward_backward}
 
 
+def _parts_runner(shape: tuple) -> dict:
+    """The im2col path's pieces for one shape, on arrays, as ``algo_im2col`` runs them band by band.
+
+    layout: the padded (C, H, W, N) input and δ moved to (C, H, W, N); im2col: the forward's
+    columns, and grad_weight's again unless the forward kept them (one small band); GEMM Y / dW /
+    dcols: the three products on columns made beforehand; col2im: grad_input's fold. Their sum is
+    what the path costs without Python, autograd and the bias.
+    """
+    import numpy
+
+    from minigrad.ops.conv import algo_im2col as path
+    from minigrad.ops.conv.im2col import col2im_rows, im2col_rows, padded_source
+
+    n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
+    stride, padding, dilation, kernel = (stride, stride), (padding, padding), (dilation, dilation), (k, k)
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal((n, c_in, h, w), dtype=numpy.float32)
+    weight = rng.standard_normal((c_out, c_in // groups, k, k), dtype=numpy.float32)
+    out, _ = path.forward(x, weight, stride, padding, dilation, groups)
+    h_out, w_out = out.shape[2:]
+    grad = rng.standard_normal(out.shape, dtype=numpy.float32)
+    delta = path._grouped_grad(path.prepare_grad_output(grad, weight.shape, stride, groups), groups)
+    source = padded_source(x, padding)
+    w_g = path._grouped_weight(weight, groups)
+    bands = path._bands(numpy, h_out, c_in * k * k, w_out, n, 4)
+    band_cols = [im2col_rows(source, rows, kernel, stride, dilation, w_out) for rows in bands]
+    band_grads = [numpy.matmul(w_g.transpose(0, 2, 1), delta[:, :, path._columns_of(rows, w_out, n)])
+                  .reshape(c_in * k * k, -1) for rows in bands]   # col2im's input: each band's Δcols
+    image = numpy.zeros_like(source)
+
+    def band_delta(rows):
+        return delta[:, :, path._columns_of(rows, w_out, n)]
+
+    def layout():
+        padded_source(x, padding)
+        path.prepare_grad_output(grad, weight.shape, stride, groups)
+
+    kept = len(bands) == 1 and band_cols[0].nbytes <= path.KEPT_COLUMNS_BYTES
+    passes = 1 if kept else 2
+
+    def columns():
+        for _ in range(passes):
+            for rows in bands:
+                im2col_rows(source, rows, kernel, stride, dilation, w_out)
+
+    def product_y():
+        for cols in band_cols:
+            numpy.matmul(w_g, path._grouped_rows(cols, groups))
+
+    def product_dw():
+        for rows, cols in zip(bands, band_cols):
+            numpy.matmul(path._grouped_rows(cols, groups), band_delta(rows).transpose(0, 2, 1))
+
+    def product_dcols():
+        for rows in bands:
+            numpy.matmul(w_g.transpose(0, 2, 1), band_delta(rows))
+
+    def fold():
+        for rows, grad_cols in zip(bands, band_grads):
+            col2im_rows(grad_cols, image, rows, kernel, stride, dilation, w_out)
+
+    return dict(zip(PARTS, (layout, columns, product_y, product_dw, product_dcols, fold)))
+
+
 def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
     """Answer requests on stdin, one JSON line each: {"shape": i, "mode": m, "number": k}."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -120,6 +187,8 @@ def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
             make = (lambda s: _torch_runner(s, threads)) if library == "torch" else \
                 (lambda s: _minigrad_runner(s, algorithm))
             runners[index] = make(shape)
+        if request["mode"] in PARTS and request["mode"] not in runners[index]:
+            runners[index].update(_parts_runner(SHAPES[index]))
         fn = runners[index][request["mode"]]
         for _ in range(2):  # warm-up: wake the thread pool, caches, allocator, first touch of the buffers
             fn()
@@ -171,6 +240,8 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or the worker's CPU time (meaningful with --threads 1)")
     parser.add_argument("--stat", choices=("median", "min"), default="median", help="how samples combine")
+    parser.add_argument("--parts", action="store_true",
+                        help="also time the im2col path's pieces alone (layout, im2col, GEMMs, col2im)")
     parser.add_argument("--pinned-blas", action="store_true",
                         help="keep this machine's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for minigrad")
     args = parser.parse_args()
@@ -184,11 +255,15 @@ def main() -> None:
         libraries["torch"] = Worker("torch", args, blas_environment(args.threads, False))
     chosen = [int(s) for s in args.shapes.split(",")] if args.shapes else list(range(len(SHAPES)))
 
+    parts = [i for i in chosen if args.parts and not _is_depthwise(SHAPES[i])]
     samples = {(lib, i, mode): [] for lib in libraries for i in chosen for mode in MODES}
+    samples.update({("minigrad", i, part): [] for i in parts for part in PARTS})
     for _ in range(args.rounds):
         for i in chosen:
-            for mode in MODES:
+            for mode in MODES + (PARTS if i in parts else ()):
                 for lib, work in libraries.items():
+                    if mode in PARTS and lib != "minigrad":
+                        continue
                     samples[(lib, i, mode)] += work.time(i, mode, args.number)
                     time.sleep(SETTLE_SECONDS)
     for work in libraries.values():
@@ -217,6 +292,35 @@ def main() -> None:
                 row += f" {theirs * 1e3:>9.2f} {work / theirs / 1e9:>8.1f} {ratio:>6.2f} {goal:>5}"
                 row += f" {best:>13.2f}"
             print(row)
+    if parts:
+        _print_parts(parts, samples, combine, "torch" in libraries)
+
+
+def _is_depthwise(shape: tuple) -> bool:
+    """The im2col path hands these to depthwise.py, which has no columns or GEMMs to time."""
+    n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
+    return groups > 1 and c_in == groups and stride == 1
+
+
+def _print_parts(chosen: list, samples: dict, combine, with_torch: bool) -> None:
+    """The pieces' times; with PyTorch, what the three GEMMs alone and all pieces cost against its fwd+bwd."""
+    print("\nThe im2col path's pieces, each alone over all bands (ms); im2col counts grad_weight's pass")
+    header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28}" + "".join(f" {part:>10}" for part in PARTS)
+    header += f" {'sum':>7} {'fwd+bwd':>8}"
+    if with_torch:
+        header += f" {'torch':>7} {'GEMMs/torch':>11} {'sum/torch':>9} {'goal':>5}"
+    print(header)
+    for i in chosen:
+        times = {part: combine(samples[("minigrad", i, part)]) * 1e3 for part in PARTS}
+        total = sum(times.values())
+        ours = combine(samples[("minigrad", i, "forward+backward")]) * 1e3
+        row = f"{','.join(map(str, SHAPES[i])):<28}" + "".join(f" {times[part]:>10.2f}" for part in PARTS)
+        row += f" {total:>7.2f} {ours:>8.2f}"
+        if with_torch:
+            theirs = combine(samples[("torch", i, "forward+backward")]) * 1e3
+            gemms = sum(times[part] for part in PARTS if part.startswith("GEMM"))
+            row += f" {theirs:>7.2f} {gemms / theirs:>11.2f} {total / theirs:>9.2f} {GOALS[i]:>5g}"
+        print(row)
 
 
 if __name__ == "__main__":

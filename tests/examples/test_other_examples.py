@@ -74,3 +74,16 @@ def test_mnist_benchmark_worker_times_a_training_step():
     for phase in timings.values():
         assert phase["ms"] > 0
         assert phase["images_per_second"] == pytest.approx(8 / phase["ms"] * 1e3)
+
+
+def test_conv_benchmark_worker_times_every_piece_of_the_im2col_path():
+    """`benchmarks/conv.py --parts` asks its minigrad worker for each piece; each answers with times."""
+    requests = [{"shape": 3, "mode": mode, "number": 1}
+                for mode in ("forward+backward", "layout", "im2col", "GEMM Y", "GEMM dW", "GEMM dcols", "col2im")]
+    result = subprocess.run([sys.executable, "benchmarks/conv.py", "--worker", "minigrad"], cwd=ROOT,
+                            input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True,
+                            text=True, timeout=300, env=example_env())
+    assert result.returncode == 0, result.stderr[-3000:]
+    answers = [json.loads(line) for line in result.stdout.strip().splitlines()]
+    assert len(answers) == len(requests)
+    assert all(len(times) == 1 and times[0] > 0 for times in answers)
