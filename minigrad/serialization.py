@@ -195,6 +195,11 @@ class _CorruptFileError(Exception):
     """Raised inside the reader; :func:`load` turns it into a RuntimeError naming the file."""
 
 
+class NothingToLoadError(RuntimeError, EOFError):
+    """An empty file or stream: a RuntimeError, as every file mg.load refuses, and an EOFError, as
+    ``torch.load`` raises for it (so ``except EOFError`` loops written for PyTorch end too)."""
+
+
 # What a damaged archive can raise while it is read: all mean "this file is not valid".
 _READ_ERRORS = (_CorruptFileError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, KeyError,
                 TypeError, IndexError, RecursionError, zlib.error, NotImplementedError)
@@ -297,6 +302,9 @@ def _check_magic(stream: IO[bytes], name: str) -> None:
     stream.seek(start)
     if magic in _ZIP_MAGIC:
         return
+    if not magic:
+        raise NothingToLoadError(f"{name} is not a minigrad file: it is empty (there are no bytes left to "
+                                 "read)")
     if magic[:1] == b"\x80":
         raise RuntimeError(f"{name} is a Python pickle (written by pickle or an old torch.save), not a "
                            "minigrad file. mg.load never unpickles: unpickling a file can run "

@@ -5,8 +5,10 @@ The batch keeps the samples' structure and stacks their leaves along a new first
     [(x0, y0), (x1, y1)]          ->  [stack([x0, x1]), tensor([y0, y1])]
     [{'a': a0}, {'a': a1}]        ->  {'a': stack([a0, a1])}
 
-Tensors are stacked; NumPy arrays with one ``numpy.stack``; Python ints become an int64
-tensor, floats float64, bools bool; strings stay as they came. A tuple sample gives a list of
+Tensors are stacked; NumPy arrays with one ``numpy.stack``; Python numbers as PyTorch's
+``torch.tensor(batch)`` types them: a batch that starts with a float is float64, one that starts
+with an int or bool is bool (all bools), the default float dtype (any float) or int64; strings
+stay as they came. A tuple sample gives a list of
 fields, as in PyTorch.
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 
 import numpy
 
+from minigrad import dtypes
 from minigrad.creation import from_numpy
 from minigrad.data.dataset import SampleBatch
 from minigrad.functions import stack
@@ -42,6 +45,48 @@ def _from_numpy_leaves(batch: Sequence[numpy.ndarray | numpy.generic]) -> Any:
                            f"{shapes}") from error
 
 
+def _number_kind(value: Any) -> str | None:
+    """'b', 'i' or 'f' for a bool, an integer or a float (Python, NumPy, or a 0-d Tensor); else None."""
+    if isinstance(value, Tensor):
+        return {"u": "i"}.get(value.dtype.numpy.kind, value.dtype.numpy.kind) if value.ndim == 0 else None
+    if isinstance(value, (bool, numpy.bool_)):
+        return "b"
+    if isinstance(value, (int, numpy.integer)):
+        return "i"
+    if isinstance(value, (float, numpy.floating)):
+        return "f"
+    return None
+
+
+def _collate_numbers(batch: Sequence, starts_with_float: bool) -> Tensor:
+    """A batch of numbers as one tensor, with PyTorch's dtype: float64 when the first is a float (every
+    one must be a real number), else bool, the default float dtype or int64, from all of them."""
+    kinds = set()
+    for value in batch:
+        kind = _number_kind(value)
+        if kind is None:
+            found = type(value).__name__
+            if starts_with_float:
+                raise TypeError(f"must be real number, not {found} (default_collate of a batch of floats "
+                                f"found {value!r})")
+            if value is None:
+                raise RuntimeError("Could not infer dtype of NoneType (default_collate of a batch of numbers "
+                                   "found None)")
+            raise TypeError(f"new(): invalid data type '{found}' (default_collate of a batch of numbers "
+                            f"found {value!r})")
+        kinds.add(kind)
+    if starts_with_float:
+        dtype = numpy.float64
+    elif kinds == {"b"}:
+        dtype = numpy.bool_
+    elif "f" in kinds:
+        dtype = dtypes.get_default_dtype().numpy
+    else:
+        dtype = numpy.int64
+    values = [value.item() if isinstance(value, Tensor) else value for value in batch]
+    return from_numpy(numpy.array(values, dtype=dtype))
+
+
 def _transpose(batch: Sequence[Sequence]) -> list[tuple]:
     """[(a0, b0), (a1, b1)] -> [(a0, a1), (b0, b1)], checking every sample has as many fields."""
     sizes = {len(sample) for sample in batch}
@@ -60,12 +105,8 @@ def default_collate(batch: Sequence) -> Any:
         return stack(list(batch))
     if isinstance(elem, (numpy.ndarray, numpy.generic)) and not isinstance(elem, (numpy.str_, numpy.bytes_)):
         return _from_numpy_leaves(batch)
-    if isinstance(elem, bool):  # before int: bool is a subclass of int
-        return from_numpy(numpy.array(batch, dtype=numpy.bool_))
-    if isinstance(elem, int):
-        return from_numpy(numpy.array(batch, dtype=numpy.int64))
-    if isinstance(elem, float):
-        return from_numpy(numpy.array(batch, dtype=numpy.float64))
+    if isinstance(elem, (int, float)):  # bool too: it is an int
+        return _collate_numbers(batch, starts_with_float=isinstance(elem, float))
     if isinstance(elem, (str, bytes)):
         return batch  # as PyTorch: the strings themselves, in the sequence they came in
     if isinstance(elem, Mapping):

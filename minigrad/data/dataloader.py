@@ -6,8 +6,9 @@ One pass is three steps per batch:
     samples = dataset.__getitems__(indices)    # or [dataset[i] for i in indices]
     batch   = collate_fn(samples)              # stack them into tensors
 
-Everything runs in the main process: ``num_workers`` is accepted for compatibility and
-changes nothing but the attribute.
+Everything runs in the main process: ``num_workers`` (and the options that go with workers:
+``prefetch_factor``, ``multiprocessing_context``, ``persistent_workers`` ...) are accepted and
+checked as PyTorch checks them, for compatibility, and change nothing but the attributes.
 """
 
 from __future__ import annotations
@@ -35,10 +36,22 @@ class DataLoader:
                  sampler: Iterable | None = None, batch_sampler: Iterable | None = None,
                  num_workers: int = 0, collate_fn: Callable | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable | None = None,
-                 generator: Any = None, *, persistent_workers: bool = False):
+                 multiprocessing_context: Any = None, generator: Any = None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "", in_order: bool = True):
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              f"multiprocessing (got {num_workers!r})")
+        if timeout < 0:
+            raise ValueError(f"timeout option should be non-negative (got {timeout!r})")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let "
+                             "num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor to "
+                             f"None (got prefetch_factor={prefetch_factor!r})")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError(f"prefetch_factor option should be non-negative (got {prefetch_factor!r})")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         if sampler is not None and shuffle:
@@ -69,8 +82,12 @@ class DataLoader:
         self.pin_memory = pin_memory  # no effect: there is no pinned host memory to use
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn  # never called: there are no worker processes
+        self.multiprocessing_context = multiprocessing_context  # no processes, so no context either
         self.generator = generator
+        self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order  # batches always come in order: there is one process
 
     def _fetch(self, indices: list[int]) -> Any:
         """The samples at ``indices``: in one call when the dataset offers ``__getitems__``."""

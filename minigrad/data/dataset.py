@@ -16,7 +16,7 @@ from typing import Any
 import numpy
 
 from minigrad.backend import from_host
-from minigrad.random import default_generator
+from minigrad.data.sampler import generator_rng
 from minigrad.tensor import Tensor
 
 __all__ = ["ConcatDataset", "Dataset", "SampleBatch", "Subset", "TensorDataset", "random_split"]
@@ -59,8 +59,17 @@ class SampleBatch(Sequence):
 
 
 def _index_array(indices: Sequence[int], length: int) -> numpy.ndarray:
-    """``indices`` as an int64 array, checked against ``length`` (negative ones count from the end)."""
-    array = numpy.asarray(indices, dtype=numpy.int64).reshape(-1)
+    """``indices`` as an int64 array, checked against ``length`` (negative ones count from the end).
+
+    Anything but integers is refused, as indexing one sample with it would be: a float with an
+    IndexError (it is not truncated), a string or another object with a TypeError.
+    """
+    given = numpy.asarray(indices)
+    if given.size and given.dtype.kind not in "iu":
+        error = IndexError if given.dtype.kind in "fb" else TypeError
+        raise error(f"only integers are valid dataset indices, but the sampler gave {list(indices)!r} "
+                    f"(dtype {given.dtype})")
+    array = given.astype(numpy.int64).reshape(-1)
     if array.size and (array.min() < -length or array.max() >= length):
         bad = array[(array < -length) | (array >= length)][0]
         raise IndexError(f"index {bad} is out of range for a dataset of size {length}")
@@ -72,9 +81,13 @@ class TensorDataset(Dataset):
 
     def __init__(self, *tensors: Any):
         for position, tensor in enumerate(tensors):
-            if not isinstance(tensor, Tensor):
-                raise TypeError(f"TensorDataset expects tensors, got {type(tensor).__name__} at position "
-                                f"{position} (convert it with minigrad.tensor or minigrad.from_numpy)")
+            if not isinstance(tensor, Tensor):  # PyTorch calls tensor.size(0): its error is one of these
+                error = TypeError if hasattr(tensor, "size") else AttributeError
+                raise error(f"TensorDataset expects tensors, got {type(tensor).__name__} at position "
+                            f"{position} (convert it with minigrad.tensor or minigrad.from_numpy)")
+            if tensor.ndim == 0:
+                raise IndexError(f"Dimension specified as 0 but tensor has no dimensions (TensorDataset's "
+                                 f"tensor at position {position} is 0-dimensional: its samples are its rows)")
         sizes = [tensor.shape[0] for tensor in tensors]
         if len(set(sizes)) > 1:  # PyTorch asserts this, so its exception type is AssertionError
             raise AssertionError(f"Size mismatch between tensors: first dimensions {sizes}")
@@ -91,7 +104,9 @@ class TensorDataset(Dataset):
         return [tensor[from_host(indices, tensor.device)] for tensor in self.tensors]
 
     def __len__(self) -> int:
-        return self.tensors[0].shape[0] if self.tensors else 0
+        if not self.tensors:  # as PyTorch's tensors[0]
+            raise IndexError("tuple index out of range: a TensorDataset of no tensors has no length")
+        return self.tensors[0].shape[0]
 
 
 class Subset(Dataset):
@@ -161,8 +176,8 @@ def _split_lengths(lengths: Sequence[int | float], total: int) -> list[int]:
 
 def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = None) -> list[Subset]:
     """Split ``dataset`` into non-overlapping random :class:`Subset` s of the given lengths or fractions."""
-    generator = default_generator if generator is None else generator
+    rng = generator_rng(generator)
     sizes = _split_lengths(lengths, len(dataset))
-    order = generator.rng.permutation(sum(sizes)).tolist()
+    order = rng.permutation(sum(sizes)).tolist()
     starts = numpy.cumsum([0, *sizes]).tolist()
     return [Subset(dataset, order[start:start + size]) for start, size in zip(starts, sizes)]

@@ -5,9 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from minigrad.random import default_generator
+from minigrad.random import Generator, default_generator
 
-__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
+           "generator_rng"]
+
+
+def generator_rng(generator: Any) -> Any:
+    """The NumPy random generator behind ``generator`` (a ``minigrad.Generator``; None: the global one)."""
+    if generator is None:
+        return default_generator.rng
+    if not isinstance(generator, Generator):  # PyTorch's randperm refuses it with a TypeError
+        raise TypeError(f"generator must be a minigrad.Generator, but got {type(generator).__name__} "
+                        f"({generator!r})")
+    return generator.rng
 
 
 class Sampler:
@@ -54,7 +65,7 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        rng = (default_generator if self.generator is None else self.generator).rng
+        rng = generator_rng(self.generator)
         n = len(self.data_source)
         if self.replacement:
             yield from rng.integers(0, n, size=self.num_samples).tolist()
@@ -75,7 +86,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = (default_generator if self.generator is None else self.generator).rng
+        rng = generator_rng(self.generator)
         for position in rng.permutation(len(self.indices)).tolist():
             yield self.indices[position]
 

@@ -19,8 +19,12 @@ class Parameter(Tensor):
             from minigrad.creation import empty  # noqa: PLC0415 (creation imports the ops)
 
             data = empty(0)
-        if not isinstance(data, Tensor):
-            raise TypeError(f"Parameter expects a Tensor as data, but got {type(data).__name__}")
+        if not isinstance(data, Tensor):  # PyTorch calls data.detach(): an AttributeError
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach' (nn.Parameter "
+                                 f"expects a Tensor as data, but got {type(data).__name__})")
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
+                            f"{type(requires_grad).__name__} (nn.Parameter's requires_grad)")
         super().__init__(data.array, requires_grad=requires_grad)
 
     def __repr__(self) -> str:

@@ -351,30 +351,36 @@ def resolve_reduction(reduction: str) -> str:
 
 
 def check_class_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> None:
-    """Shapes (input (N, C, *) with target (N, *), or (C,) with () or (1,)), dtype int64, classes in range."""
-    if target.dtype.name not in ("int64", "uint8"):
-        raise RuntimeError(f"expected target dtype to be Long (int64) class indices, but got "
-                           f"{target.dtype.name} (input of shape {list(input.shape)}, target of shape "
-                           f"{list(target.shape)})")
+    """Shapes (input (N, C, *) with target (N, *), or (C,) with () or (1,)), dtype int64, classes in range.
+
+    Checked in PyTorch's order, which decides the exception type when several are wrong: the input's
+    rank and the batch sizes (ValueError), the target's shape, its dtype, the weight (RuntimeError),
+    the class values (IndexError).
+    """
     shapes = f"input of shape {list(input.shape)}, target of shape {list(target.shape)}"
     if input.ndim == 0:
-        raise RuntimeError(f"expected an input of at least 1 dimension (C) or (N, C, ...), got {shapes}")
+        raise ValueError(f"Expected 1 or more dimensions (got 0) ({shapes})")
+    if input.ndim > 1:
+        batch = target.shape[0] if target.ndim else 0  # PyTorch counts a 0-d target as batch 0
+        if batch != input.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({batch}) ({shapes}).")
     if input.ndim == 1:
         if target.ndim > 1:
-            raise RuntimeError(f"an unbatched input of shape (C,) needs a 0-dimensional target, got {shapes}")
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported ({shapes}: an "
+                               f"unbatched input of shape (C,) takes a 0-dimensional target)")
         if target.ndim == 1 and target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                              f"{target.shape[0]} ({shapes})")
     elif input.ndim == 2:
         if target.ndim > 1:
             raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported ({shapes})")
-        batch = target.shape[0] if target.ndim == 1 else 0  # PyTorch counts a 0-d target as batch 0
-        if batch != input.shape[0]:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({batch}) ({shapes}).")
     elif tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
         raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}): "
                            f"the target must have the input's shape without its class dimension 1")
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long (int64) class indices, but got "
+                           f"{target.dtype.name} ({shapes})")
     classes = input.shape[-1] if input.ndim == 1 else input.shape[1]
     if weight is not None and tuple(weight.shape) != (classes,):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes "
@@ -399,12 +405,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     label_smoothing = label_smoothing if label_smoothing > 0 else 0.0
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"cross_entropy expects floating point logits, got {input.dtype.name}")
-    if target.dtype.is_floating_point:
-        if target.shape != input.shape:
-            raise RuntimeError(f"cross_entropy: a floating point target holds class probabilities and must "
-                               f"have the input's shape, but got input of shape {list(input.shape)} and "
-                               f"target of shape {list(target.shape)} (int64 targets are class indices)")
-        if ignore_index != -100:
+    if target.shape == input.shape:  # as PyTorch: equal shapes mean class probabilities, whatever the dtype
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{TORCH_TYPE_NAMES[target.dtype.name]} (a target of the input's shape "
+                               f"{list(input.shape)} holds probabilities; class indices have shape (N, *))")
+        if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         classes = input.shape[1 if input.ndim > 1 else 0]
         if weight is not None and tuple(weight.shape) != (classes,):

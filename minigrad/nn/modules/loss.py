@@ -7,7 +7,6 @@ from __future__ import annotations
 from minigrad.nn import functional as F
 from minigrad.nn.functional import _legacy_reduction
 from minigrad.nn.modules.module import Module
-from minigrad.ops.loss import check_reduction
 from minigrad.tensor import Tensor
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss",
@@ -15,10 +14,12 @@ __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss", "BCEWithLogitsLo
 
 
 class _Loss(Module):
+    """``reduction`` is checked when the loss is computed, not here: PyTorch builds ``MSELoss(reduction='x')``
+    and raises its ValueError on the first call."""
+
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean"):
         super().__init__()
         self.reduction = _legacy_reduction(size_average, reduce, reduction)
-        check_reduction(self.reduction)
 
 
 class _WeightedLoss(_Loss):
@@ -137,10 +138,7 @@ class KLDivLoss(_Loss):
 
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
                  log_target: bool = False):
-        Module.__init__(self)  # _Loss would refuse 'batchmean'
-        self.reduction = _legacy_reduction(size_average, reduce, reduction)
-        if self.reduction != "batchmean":
-            check_reduction(self.reduction)
+        super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:

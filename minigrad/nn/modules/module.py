@@ -9,6 +9,7 @@ that is saved but not trained, such as BatchNorm's running mean) and ``_modules`
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -422,13 +423,21 @@ class Module:
             if buffer is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buffer if keep_vars else buffer.detach()
 
-    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
+    def state_dict(self, *args: Any, destination: dict | None = None, prefix: str = "",
                    keep_vars: bool = False) -> OrderedDict:
         """An OrderedDict ``{"fc.weight": tensor, "bn.running_mean": tensor, ...}`` of detached tensors.
 
         Holds every parameter and persistent buffer, under dotted names; the tensors share
-        memory with the model (save them with ``mg.save``).
+        memory with the model (save them with ``mg.save``). ``destination``, ``prefix`` and
+        ``keep_vars`` given by position still work, with PyTorch's deprecation warning.
         """
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
+            destination = args[0] if destination is None else destination
+            prefix = args[1] if len(args) > 1 and prefix == "" else prefix
+            keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
         if destination is None:
             destination = OrderedDict()
         self._save_to_state_dict(destination, prefix, keep_vars)

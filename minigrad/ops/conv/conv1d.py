@@ -79,6 +79,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
         raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
                            f"{list(input.shape)}")
     stride, dilation = conv_single(stride, "stride"), conv_single(dilation, "dilation")
+    groups = integer_size(groups, "groups", "conv1d", "int")
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
             raise RuntimeError(f"Invalid padding string: {padding!r}")

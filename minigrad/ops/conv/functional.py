@@ -67,6 +67,14 @@ def _check_weight(weight: Tensor, groups: int) -> None:
                            f"0, but got weight of size {list(weight.shape)} instead")
 
 
+def _check_kernel(weight_shape: tuple) -> None:
+    """A kernel of at least one tap along each axis (a 0-sized one would give a silent all-zero output)."""
+    if weight_shape[2] <= 0 or weight_shape[3] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{weight_shape[2]} kernel_width: {weight_shape[3]} (weight of size "
+                           f"{list(weight_shape)})")
+
+
 def _check_same_dtype(first: Tensor, second: Tensor, names: str) -> None:
     if first.dtype is not second.dtype:
         one, other = names.split()
@@ -85,6 +93,7 @@ def _check_conv(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Pair, pa
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
                            f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
                            f"{x.shape[1]} channels instead")
+    _check_kernel(tuple(weight.shape))
     _check_same_dtype(x, weight, "input weight")
     if x.dtype.numpy.kind == "b":   # a sum of products of bools has no meaning PyTorch accepts
         raise not_implemented_for("conv2d", x)
@@ -165,12 +174,18 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
     if input.ndim != 4:
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
                            f"{list(input.shape)}")
+    for name, value in (("stride", stride), ("dilation", dilation)):
+        if isinstance(value, str):  # only padding may be a string
+            raise TypeError(f"conv2d(): argument '{name}' must be tuple of ints, but got {value!r} of type "
+                            f"str")
+    groups = integer_size(groups, "groups", "conv2d", "int")
     stride, dilation = conv_pair(stride, "stride"), conv_pair(dilation, "dilation")
     if isinstance(padding, str):
         if padding == "valid":
             padding = (0, 0)
         elif padding == "same":
             _check_weight(weight, groups)
+            _check_kernel(tuple(weight.shape))
             padding, extra = _same_padding(tuple(weight.shape), stride, dilation)
             if extra != (0, 0):
                 warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
@@ -189,13 +204,30 @@ def _check_grad_call(name: str, input_size: tuple, weight_size: tuple, grad_outp
     if len(input_size) != 4 or len(weight_size) != 4 or grad_output.ndim != 4:
         raise RuntimeError(f"{name}: expected 4-D input size, weight size and grad_output, but got "
                            f"{list(input_size)}, {list(weight_size)} and {list(grad_output.shape)}")
+    if input_size[1] != weight_size[1] * groups:
+        raise RuntimeError(f"{name}: Given groups={groups}, weight of size {list(weight_size)}, expected "
+                           f"input{list(input_size)} to have {weight_size[1] * groups} channels, but got "
+                           f"{input_size[1]} channels instead")
+    _check_kernel(weight_size)
     expected = (input_size[0], weight_size[0]) + output_shape(input_size, weight_size[2:], stride, padding,
                                                              dilation)
-    if input_size[1] != weight_size[1] * groups or tuple(grad_output.shape) != expected:
+    if tuple(grad_output.shape) != expected:
         raise RuntimeError(f"{name}: an input of size {list(input_size)} convolved with a weight of size "
                            f"{list(weight_size)} (groups={groups}, stride={list(stride)}, "
                            f"padding={list(padding)}, dilation={list(dilation)}) gives an output of size "
                            f"{list(expected)}, but grad_output has size {list(grad_output.shape)}")
+
+
+def _check_grad_tensors(name: str, grad_output: Any, **tensors: Any) -> None:
+    """Non-Tensor arguments fail as in PyTorch's ``nn.grad``: it first calls ``grad_output.new_empty``
+    (an AttributeError), then hands the others to ``convolution_backward``, whose schema raises."""
+    if not isinstance(grad_output, Tensor):
+        raise AttributeError(f"'{type(grad_output).__name__}' object has no attribute 'new_empty' ({name} "
+                             f"expects a Tensor grad_output, but got {type(grad_output).__name__})")
+    for argument, value in tensors.items():
+        if not isinstance(value, Tensor):
+            raise RuntimeError(f"{name}: expected a value of type 'Tensor' for argument '{argument}' but "
+                               f"instead found type '{type(value).__name__}'")
 
 
 class Conv2dInputFunction(Function):
@@ -248,6 +280,7 @@ class Conv2dWeightFunction(Function):
 def conv2d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, *, algorithm: str | None = None) -> Tensor:
     """d(conv2d)/d(input) for an input of ``input_size``, as ``torch.nn.grad.conv2d_input``."""
+    _check_grad_tensors("conv2d_input", grad_output, weight=weight)
     stride, padding, dilation = conv_pair(stride, "stride"), conv_pair(padding, "padding"), \
         conv_pair(dilation, "dilation")
     input_size = tuple(int(s) for s in input_size)
@@ -265,6 +298,7 @@ def conv2d_weight(input: Tensor, weight_size: Any, grad_output: Tensor,  # noqa:
                   stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1, *,
                   algorithm: str | None = None) -> Tensor:
     """d(conv2d)/d(weight) for a weight of ``weight_size``, as ``torch.nn.grad.conv2d_weight``."""
+    _check_grad_tensors("conv2d_weight", grad_output, input=input)
     stride, padding, dilation = conv_pair(stride, "stride"), conv_pair(padding, "padding"), \
         conv_pair(dilation, "dilation")
     weight_size = tuple(int(s) for s in weight_size)
