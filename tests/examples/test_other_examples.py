@@ -78,8 +78,8 @@ def test_mnist_benchmark_worker_times_a_training_step():
 
 def test_conv_benchmark_worker_times_every_piece_of_the_im2col_path():
     """`benchmarks/conv.py --parts` asks its minigrad worker for each piece; each answers with times."""
-    requests = [{"shape": 3, "mode": mode, "number": 1}
-                for mode in ("forward+backward", "layout", "im2col", "GEMM Y", "GEMM dW", "GEMM dcols", "col2im")]
+    modes = ("forward+backward", "layout", "im2col", "GEMM Y", "GEMM dW", "GEMM dcols", "col2im")
+    requests = [{"shape": 3, "mode": mode, "number": 1} for mode in modes]
     result = subprocess.run([sys.executable, "benchmarks/conv.py", "--worker", "minigrad"], cwd=ROOT,
                             input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True,
                             text=True, timeout=300, env=example_env())
