@@ -81,6 +81,14 @@ _cuda_xp: types.ModuleType | Any | None = None  # the array module for 'cuda', o
 _cuda_error: str | None = None  # why CUDA is unavailable, once we tried
 
 
+class CudaUnavailableError(RuntimeError, AssertionError):
+    """The 'cuda' device was asked for but cannot be used (no CuPy, or no GPU).
+
+    PyTorch's CPU builds raise AssertionError ("Torch not compiled with CUDA enabled") and its CUDA
+    builds a RuntimeError on a machine without a GPU; this is both, so either ``except`` catches it.
+    """
+
+
 def use_cuda_module(xp: Any | None) -> None:
     """Serve the 'cuda' device with ``xp`` (a CuPy-like module), or forget it with None.
 
@@ -95,7 +103,7 @@ def use_cuda_module(xp: Any | None) -> None:
 
 
 def _load_cupy() -> Any:
-    """Import CuPy and check for a GPU; raise a RuntimeError that says what is missing."""
+    """Import CuPy and check for a GPU; raise a :class:`CudaUnavailableError` that says what is missing."""
     global _cuda_xp, _cuda_error
     if _cuda_xp is not None:
         return _cuda_xp
@@ -116,7 +124,7 @@ def _load_cupy() -> Any:
                 _cuda_xp = cupy
                 return cupy
             _cuda_error = f"CuPy is installed but no GPU is usable: {reason}."
-    raise RuntimeError(f"CUDA is not available: {_cuda_error}")
+    raise CudaUnavailableError(f"CUDA is not available: {_cuda_error}")
 
 
 def cuda_available() -> bool:
