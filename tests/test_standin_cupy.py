@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from standin_cupy import standin as cp
 
+import minigrad
 from minigrad import backend
 
 
@@ -348,3 +349,20 @@ def test_backend_default_device_follows_install_and_uninstall(xp):
     assert backend.default_device() == backend.Device("cuda")
     standin_cupy.uninstall()
     assert backend.default_device() == backend.Device("cpu")
+
+
+@pytest.mark.parametrize("move", [lambda m: m.zeros(2).cuda(), lambda m: m.zeros(2, device="cuda"),
+                                  lambda m: m.zeros(2).to("cuda")], ids=["cuda()", "device=", "to()"])
+def test_cuda_without_a_gpu_raises_what_torchs_cpu_build_raises(move):
+    """PyTorch's CPU build: AssertionError "Torch not compiled with CUDA enabled"; its CUDA build on a
+    machine without a GPU: RuntimeError. minigrad's error is both."""
+    if backend.cuda_available():
+        pytest.skip("this machine has a GPU")
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        with pytest.raises(AssertionError):
+            move(torch)
+    with pytest.raises(AssertionError, match="CUDA is not available"):
+        move(minigrad)
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        move(minigrad)
