@@ -54,7 +54,25 @@ def _size_tuple(size: Any, function: str | None) -> tuple:
     return tuple(size)
 
 
-def _finish(host: numpy.ndarray, device: Any, requires_grad: bool) -> Tensor:
+def _requires_grad_flag(requires_grad: Any, function: str) -> bool:
+    """``requires_grad=`` must be a Python bool (None means False), as PyTorch's factories demand."""
+    if requires_grad is None:
+        return False
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"{function}(): argument 'requires_grad' must be bool, not "
+                        f"{type(requires_grad).__name__}")
+    return requires_grad
+
+
+def _dtype(dtype: Any, function: str, default: _dtypes.dtype | None = None) -> _dtypes.dtype:
+    """The dtype a factory's ``dtype=`` names, or ``default`` (the default float) when it is None."""
+    if dtype is None:
+        return default or _dtypes.get_default_dtype()
+    return _dtypes.dtype_argument(dtype, function)
+
+
+def _finish(host: numpy.ndarray, device: Any, requires_grad: bool, function: str) -> Tensor:
+    requires_grad = _requires_grad_flag(requires_grad, function)
     dev = backend.default_device() if device is None else backend.Device(device)
     out = Tensor(backend.from_host(host, dev))
     if requires_grad:
@@ -125,6 +143,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     Python floats become float32 (the default dtype), ints int64, bools bool; a NumPy
     array keeps its dtype.
     """
+    dtype = None if dtype is None else _dtypes.dtype_argument(dtype, "tensor")
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
@@ -149,20 +168,22 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         except ValueError:  # NumPy's "inhomogeneous shape": name the lengths, as PyTorch does
             raise _ragged_error(data) from None
         if host.dtype.kind in "uO" and inferred is _dtypes.int64 and (
-                dtype is None or not _dtypes.as_dtype(dtype).is_floating_point):
+                dtype is None or not dtype.is_floating_point):
             raise ValueError(f"Overflow when unpacking long long: {data!r} holds an integer outside int64's "
                              f"range [-2**63, 2**63 - 1]")
         if host.dtype == object:
             raise _ragged_error(data)
-    target = inferred if dtype is None else _dtypes.as_dtype(dtype)
+    target = inferred if dtype is None else dtype
     with numpy.errstate(over="ignore"):  # 1e40 as float32 is inf, silently as in PyTorch
         host = numpy.array(host, dtype=target.numpy, copy=True)
-    return _finish(host, device, requires_grad)
+    return _finish(host, device, requires_grad, "tensor")
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Like :func:`tensor`, but shares memory with a NumPy array or tensor when nothing changes."""
-    if isinstance(data, Tensor) and (dtype is None or _dtypes.as_dtype(dtype) is data.dtype) and (
+    if dtype is not None:
+        dtype = _dtypes.dtype_argument(dtype, "as_tensor")
+    if isinstance(data, Tensor) and (dtype is None or dtype is data.dtype) and (
             device is None or backend.Device(device) == data.device):
         return data
     target = backend.default_device() if device is None else backend.Device(device)
@@ -179,9 +200,10 @@ def from_numpy(array: numpy.ndarray) -> Tensor:
     return Tensor(array)
 
 
-def _factory(fill: Any, shape: tuple, dtype: Any, device: Any, requires_grad: bool,
+def _factory(function: str, fill: Any, shape: tuple, dtype: Any, device: Any, requires_grad: bool,
              default: _dtypes.dtype | None = None) -> Tensor:
-    target = _dtypes.as_dtype(dtype) if dtype is not None else default or _dtypes.get_default_dtype()
+    target = _dtype(dtype, function, default)
+    requires_grad = _requires_grad_flag(requires_grad, function)
     dev = backend.default_device() if device is None else backend.Device(device)
     xp = backend.array_module_for(dev)
     if fill is None:
@@ -196,17 +218,17 @@ def _factory(fill: Any, shape: tuple, dtype: Any, device: Any, requires_grad: bo
 
 def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
-    return _factory(0, _size(shape, "zeros", size), dtype, device, requires_grad)
+    return _factory("zeros", 0, _size(shape, "zeros", size), dtype, device, requires_grad)
 
 
 def ones(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
-    return _factory(1, _size(shape, "ones", size), dtype, device, requires_grad)
+    return _factory("ones", 1, _size(shape, "ones", size), dtype, device, requires_grad)
 
 
 def empty(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
-    return _factory(None, _size(shape, "empty", size), dtype, device, requires_grad)
+    return _factory("empty", None, _size(shape, "empty", size), dtype, device, requires_grad)
 
 
 def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
@@ -216,17 +238,26 @@ def full(size: Any, fill_value: Any, dtype: Any = None, device: Any = None,
         fill_value = fill_value.item()
     if not isinstance(fill_value, (Number, numpy.generic)):
         raise TypeError(f"full(): argument 'fill_value' must be Number, not {type(fill_value).__name__}")
-    return _factory(fill_value, _size((_size_tuple(size, "full"),)), dtype, device, requires_grad,
+    return _factory("full", fill_value, _size((_size_tuple(size, "full"),)), dtype, device, requires_grad,
                     default=_dtypes.result_type(fill_value))
 
 
 def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:
     for name, size in (("n", n), ("m", m)):
-        if size is not None and size < 0:
-            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
-    return _finish(numpy.eye(n, m, dtype=target.numpy), device, requires_grad)
+        if size is not None:
+            _int_argument(size, "eye", name)
+            if size < 0:
+                raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
+    target = _dtype(dtype, "eye")
+    return _finish(numpy.eye(n, m, dtype=target.numpy), device, requires_grad, "eye")
+
+
+def _int_argument(value: Any, function: str, name: str) -> int:
+    """``value`` as an int; a float or anything else is PyTorch's TypeError naming the argument."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{function}(): argument '{name}' must be int, not {type(value).__name__}")
+    return operator.index(value)
 
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
@@ -242,7 +273,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
         raise RuntimeError("arange: step must be nonzero")
     if not all(math.isfinite(v) for v in values[:2]):
         raise RuntimeError(f"unsupported range: {values[0]} -> {values[1]}")
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.result_type(*values)
+    target = _dtype(dtype, "arange", _dtypes.result_type(*values))
     if target is _dtypes.bool:
         if dtype is not None:
             raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
@@ -254,20 +285,20 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     if (values[1] - values[0]) * values[2] < 0:
         raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
                            f"(start={values[0]}, end={values[1]}, step={values[2]})")
-    return _finish(numpy.arange(*values).astype(target.numpy), device, requires_grad)
+    return _finish(numpy.arange(*values).astype(target.numpy), device, requires_grad, "arange")
 
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
-    if steps < 0:
+    if _int_argument(steps, "linspace", "steps") < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
-    return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad)
+    target = _dtype(dtype, "linspace")
+    return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad, "linspace")
 
 
 def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, device: Any,
             requires_grad: bool) -> Tensor:
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.get_default_dtype()
+    target = _dtype(dtype, draw)
     if not target.is_floating_point:
         raise NotImplementedError(f"{draw} is not implemented for {target.name}")
     rng = _generator(generator, draw).rng
@@ -275,7 +306,7 @@ def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, de
         host = rng.random(shape, dtype=numpy.float64).astype(target.numpy)
     else:
         host = rng.standard_normal(shape, dtype=numpy.float64).astype(target.numpy)
-    return _finish(host, device, requires_grad)
+    return _finish(host, device, requires_grad, draw)
 
 
 def _generator(generator: Any, function: str) -> Generator:
@@ -315,17 +346,18 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
     low, high = operator.index(low), operator.index(high)
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
+    target = _dtype(dtype, "randint", _dtypes.int64)
     rng = _generator(generator, "randint").rng
     host = rng.integers(low, high, size=_size((_size_tuple(size, "randint"),)))
-    return _finish(host.astype(target.numpy), device, requires_grad)
+    return _finish(host.astype(target.numpy), device, requires_grad, "randint")
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
-    _size((n,))  # raises for a negative n
-    target = _dtypes.as_dtype(dtype) if dtype is not None else _dtypes.int64
-    return _finish(((generator or default_generator).rng.permutation(n)).astype(target.numpy), device, False)
+    _size((_int_argument(n, "randperm", "n"),))  # raises for a negative n
+    target = _dtype(dtype, "randperm", _dtypes.int64)
+    return _finish(((generator or default_generator).rng.permutation(n)).astype(target.numpy), device, False,
+                   "randperm")
 
 
 def _like(other: Tensor, dtype: Any, device: Any) -> tuple:

@@ -15,7 +15,8 @@ from typing import Any
 import numpy
 
 __all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
-           "uint8", "bool", "get_default_dtype", "set_default_dtype", "result_type", "as_dtype"]
+           "uint8", "bool", "get_default_dtype", "set_default_dtype", "result_type", "as_dtype",
+           "dtype_argument"]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # categories, in promotion order
 _pybool = builtins.bool  # the builtin, since this module defines its own ``bool``
@@ -100,6 +101,19 @@ def as_dtype(value: Any) -> dtype:
         raise TypeError(f"unsupported dtype {value!r}; minigrad has "
                         + ", ".join(d.name for d in _ALL))
     return found
+
+
+def dtype_argument(value: Any, function: str) -> dtype:
+    """The dtype a user's ``dtype=`` argument names: a minigrad dtype or, as PyTorch also takes,
+    Python's ``float`` (float64), ``int`` (int64) or ``bool``. A name or a NumPy type is PyTorch's
+    TypeError (``as_dtype`` is the lenient reader for minigrad's own files)."""
+    if isinstance(value, dtype):
+        return value
+    for python_type, meant in ((builtins.float, float64), (builtins.int, int64), (_pybool, bool)):
+        if value is python_type:
+            return meant
+    raise TypeError(f"{function}(): argument 'dtype' must be minigrad.dtype, not {type(value).__name__} "
+                    f"({value!r})")
 
 
 def from_numpy_dtype(np_dtype: numpy.dtype) -> dtype:

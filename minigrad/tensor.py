@@ -61,6 +61,18 @@ class _RemovableHandle:
         self.remove()
 
 
+class _AllDims:
+    """The default ``dim`` of ``sum`` and ``mean``: all dims, but told apart from an explicit
+    ``dim=None``, since PyTorch takes ``keepdim`` only along with a dim (``t.sum(keepdim=True)`` is its
+    TypeError, ``t.sum(None, keepdim=True)`` is not)."""
+
+    def __repr__(self) -> str:
+        return "<all dims>"
+
+
+ALL_DIMS = _AllDims()
+
+
 def numpy_keywords(function: Any) -> Any:
     """``function`` that also takes NumPy's ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``,
     as PyTorch's functions and methods do (``t.sum(axis=1, keepdims=True)``)."""
@@ -157,6 +169,9 @@ class Tensor:
 
     @property
     def mT(self) -> Tensor:  # noqa: N802
+        if self.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                               f"{self.ndim}-D tensor.")
         return self.transpose(-2, -1)
 
     @property
@@ -177,6 +192,8 @@ class Tensor:
     def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return Size(self._array.shape)
+        if self.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._array.shape[_normalize_dim(dim, self.ndim)]
 
     def dim(self) -> int:
@@ -217,6 +234,9 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place; on a computed tensor only ``True`` (already so) is allowed."""
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
         if requires_grad and self._grad_fn is not None:
             return self
         self.requires_grad = requires_grad
@@ -241,6 +261,9 @@ class Tensor:
             if value.dtype is not self.dtype:
                 raise RuntimeError(f"assigned grad has data of a different type: {value.dtype.name} "
                                    f"vs the tensor's {self.dtype.name}")
+            if value.device != self.device:
+                raise RuntimeError(f"assigned grad has data located on a different device: {value.device} "
+                                   f"vs the tensor's {self.device}")
         self._grad = value
 
     @property
@@ -407,8 +430,7 @@ class Tensor:
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``: a copy when it changes."""
-        copy = kwargs.pop("copy", False)
-        device, dtype = conversion.parse_to_args(self, args, kwargs)
+        device, dtype, copy = conversion.read_to_overload(args, kwargs)
         return conversion.to(self, device=device, dtype=dtype, copy=copy)
 
     def cpu(self) -> Tensor:
@@ -421,7 +443,7 @@ class Tensor:
         """``type()``: the legacy type name (``'minigrad.FloatTensor'``); ``type(dtype)``: a conversion."""
         if dtype is None:
             return f"minigrad.{_LEGACY_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
-        return conversion.to(self, dtype=_dtypes.as_dtype(dtype))
+        return conversion.to(self, dtype=_legacy_type(dtype))
 
     def float(self) -> Tensor:
         return conversion.to(self, dtype=_dtypes.float32)
@@ -442,7 +464,8 @@ class Tensor:
         return conversion.to(self, dtype=_dtypes.bool)
 
     def type_as(self, other: Tensor) -> Tensor:
-        return conversion.to(self, dtype=_other_tensor(other, "type_as").dtype)
+        other = _other_tensor(other, "type_as")  # as PyTorch's ``self.type(other.type())``: dtype and device
+        return conversion.to(self, device=other.device, dtype=other.dtype)
 
     def clone(self) -> Tensor:
         return conversion.Clone.apply(self)
@@ -483,7 +506,9 @@ class Tensor:
         return arithmetic.div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return arithmetic.div(other, self)
+        # ``other / t`` is ``t.reciprocal() * other``, as PyTorch computes it: its nodes and rounding, and
+        # a gradient from the saved reciprocal (``t`` may change in place before backward).
+        return arithmetic.mul(elementwise.reciprocal(self), other)
 
     def __pow__(self, other: Any) -> Tensor:
         return arithmetic.pow(self, other)
@@ -739,11 +764,11 @@ class Tensor:
         return elementwise.minimum(self, other)
 
     @numpy_keywords
-    def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def sum(self, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.sum(self, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
-    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def mean(self, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.mean(self, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
@@ -1006,11 +1031,11 @@ class Tensor:
     def diag(self, diagonal: int = 0) -> Tensor:
         return selection.diag(self, diagonal)
 
-    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-        return sorting.sort(self, dim, descending, stable)
+    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Any:
+        return sorting.sort(self, dim, descending, stable=stable)
 
-    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-        return sorting.argsort(self, dim, descending, stable)
+    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+        return sorting.argsort(self, dim, descending, stable=stable)
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
         return sorting.topk(self, k, dim, largest, sorted)
@@ -1065,6 +1090,20 @@ class Tensor:
 _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                       "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
                       "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def _legacy_type(value: Any) -> _dtypes.dtype:
+    """The dtype ``t.type(value)`` names: a dtype, or a legacy name (``'torch.FloatTensor'``); else
+    PyTorch's ValueError."""
+    if isinstance(value, _dtypes.dtype):
+        return value
+    if isinstance(value, str):
+        prefix, _, name = value.rpartition(".")
+        for dtype_name, legacy_name in _LEGACY_TYPE_NAMES.items():
+            if prefix in ("torch", "minigrad") and name == legacy_name:
+                return _dtypes.as_dtype(dtype_name)
+    shown = value if isinstance(value, str) else getattr(value, "__qualname__", type(value).__name__)
+    raise ValueError(f"invalid type: '{shown}'")
 
 
 def _legacy_array(data: Any, shape: tuple) -> Any:

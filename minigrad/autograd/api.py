@@ -67,6 +67,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         run_backward(roots, grads, bool(retain_graph))
         return
     targets = _as_list(inputs)
+    if not targets:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     captured = run_backward_capturing(roots, grads, bool(retain_graph), targets)
     for target, grad in zip(targets, captured):
         if grad is None:
@@ -82,7 +84,8 @@ def run_backward_capturing(roots: list, grads: list, retain_graph: bool, targets
     edges = []
     for target in targets:
         if not isinstance(target, Tensor):
-            raise TypeError(f"inputs must be Tensors, got {type(target).__name__}")
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(target).__name__}")
         if not target.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         edges.append(target._gradient_edge())
@@ -110,6 +113,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         allow_unused = materialize_grads
     outputs = _as_list(outputs)
     targets = _as_list(inputs)
+    if not targets:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _root_gradients(outputs, _as_list(grad_outputs))
     roots = [out._gradient_edge() for out in outputs]
     results = run_backward_capturing(roots, grads, bool(retain_graph), targets)

@@ -107,9 +107,11 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keep ``tensors`` for backward; changing one in place afterwards is an error."""
-        for t in tensors:
+        for index, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save Tensors or None, got {type(t).__name__}")
+                raise TypeError(f"save_for_backward can only save variables, but argument {index} is of type "
+                                f"{type(t).__name__} (save Tensors or None; keep other values as ctx "
+                                f"attributes)")
         self._saved = tensors
         self._saved_versions = tuple(None if t is None else t._version for t in tensors)
 

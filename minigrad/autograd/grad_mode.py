@@ -82,7 +82,10 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     """``set_grad_enabled(False)`` works as a call, a context manager or a decorator."""
 
     def __init__(self, mode: bool):
-        self.mode = bool(mode)
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' (position 1) must be bool, not "
+                            f"{type(mode).__name__}")
+        self.mode = mode
         self._previous = _GradMode.enabled
         _GradMode.enabled = self.mode
 

@@ -19,9 +19,11 @@ class GradcheckError(RuntimeError):
 
 
 def _outputs(fn: Callable, inputs: tuple) -> tuple:
+    """The floating-point Tensors ``fn`` returns: integer and bool outputs (indices) have no gradient
+    to check, as in PyTorch's gradcheck."""
     result = fn(*inputs)
     results = result if isinstance(result, (tuple, list)) else (result,)
-    return tuple(r for r in results if isinstance(r, Tensor))
+    return tuple(r for r in results if isinstance(r, Tensor) and r.dtype.is_floating_point)
 
 
 def _numeric_jacobian_column(fn: Callable, inputs: tuple, tensor: Tensor, flat_index: int,

@@ -265,10 +265,11 @@ class BackwardStepper:
         return list(self)
 
     def _matcher(self, kind: Any) -> Callable[[Node], bool]:
-        """A node test from a name prefix ('Conv2d', 'AccumulateGrad'), a parameter's name,
-        a Node, a Function class, or a predicate."""
+        """A node test from a name prefix ('Conv2d', 'AccumulateGrad') of the node's PyTorch name or of
+        its minigrad class (``max(dim)``'s node is 'MaxBackward0' of class 'MaxDimBackward0'), a
+        parameter's name, a Node, a Function class, or a predicate."""
         if isinstance(kind, str):
-            return lambda node: node.name().startswith(kind) or (
+            return lambda node: node.name().startswith(kind) or type(node).__name__.startswith(kind) or (
                 isinstance(node, AccumulateGrad) and self._names.get(id(node.variable)) == kind)
         if isinstance(kind, Node):
             return lambda node: node is kind

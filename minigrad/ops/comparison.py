@@ -6,9 +6,11 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
     array_of,
     as_operand,
     check_broadcast,
+    check_same_device,
     first_tensor,
     reduction_axes,
     wrap,
@@ -20,9 +22,7 @@ from minigrad.tensor import Tensor
 def _compare(name: str, a: Any, b: Any) -> Tensor:
     like = first_tensor(a, b)
     a, b = as_operand(a, like), as_operand(b, like)
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.device != b.device:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{a.device} and {b.device}!")
+    check_same_device(a, b)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
@@ -53,13 +53,15 @@ def ge(a: Any, other: Any) -> Tensor:
 
 
 def logical_binary(name: str, a: Any, b: Any) -> Tensor:
-    """``& | ^`` on bool or integer tensors."""
+    """``& | ^`` on bool or integer tensors (a float operand has no kernel: NotImplementedError)."""
     like = first_tensor(a, b)
     a, b = as_operand(a, like), as_operand(b, like)
+    check_same_device(a, b)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     if dtype.is_floating_point:
-        raise TypeError(f"{name} is only supported for integer and bool tensors, got {dtype.name}")
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{TORCH_TYPE_NAMES[dtype.name]}\' '
+                                  f"(bitwise operations take integer and bool tensors)")
     return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
 
 
@@ -78,13 +80,23 @@ def equal(a: Tensor, b: Tensor) -> bool:
     return a.shape == b.shape and bool(eq(a, b).array.all())
 
 
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+def _check_close_operands(a: Tensor, b: Tensor) -> None:
+    """isclose and allclose compare tensors of one dtype on one device, as PyTorch's."""
+    check_same_device(a, b)
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{TORCH_TYPE_NAMES[a.dtype.name]} did not match {TORCH_TYPE_NAMES[b.dtype.name]} "
+                           f"(isclose/allclose compare tensors of one dtype: {a.dtype.name} and "
+                           f"{b.dtype.name})")
     check_broadcast(a, b)
+
+
+def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
+    _check_close_operands(a, b)
     return bool(xp_of(a).allclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> Tensor:
-    check_broadcast(a, b)
+    _check_close_operands(a, b)
     return wrap(xp_of(a).isclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

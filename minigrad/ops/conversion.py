@@ -74,22 +74,47 @@ def _cast_no_grad(a: Tensor, dtype: _dtypes.dtype) -> Tensor:
         return wrap(a.array.astype(dtype.numpy))
 
 
-def parse_to_args(a: Tensor, args: tuple, kwargs: dict) -> tuple:
-    """Read ``to``'s flexible arguments: device, dtype, (device, dtype), or another tensor."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("copy", None)
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for arg in args:
-        if isinstance(arg, Tensor):
-            device, dtype = arg.device, arg.dtype
-        elif isinstance(arg, (str, backend.Device)):
-            device = arg
-        elif arg is not None:
-            dtype = arg
+def parse_to_args(a: Tensor | None, args: tuple, kwargs: dict) -> tuple:
+    """``(device, dtype)`` from ``to``'s arguments (see :func:`read_to_overload`)."""
+    device, dtype, _ = read_to_overload(args, dict(kwargs))
     return device, dtype
+
+
+def read_to_overload(args: tuple, kwargs: dict) -> tuple:
+    """``(device, dtype, copy)`` from the arguments of one of PyTorch's three ``to`` overloads:
+    ``to(device=None, dtype=None)``, ``to(dtype)`` or ``to(other)``, each followed by ``non_blocking``
+    and ``copy``. Anything else (two dtypes, a NumPy type, a device twice) is PyTorch's TypeError."""
+    rest = list(args)
+    device = dtype = None
+    if rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        device, dtype = other.device, other.dtype
+    elif rest and _names_dtype(rest[0]):
+        dtype = rest.pop(0)
+    elif rest and (rest[0] is None or isinstance(rest[0], (str, backend.Device))):
+        device = rest.pop(0)
+        if rest and (rest[0] is None or _names_dtype(rest[0])):
+            dtype = rest.pop(0)
+    flags = dict(zip(("non_blocking", "copy"), rest))
+    positional = {"device": device, "dtype": dtype, **flags}
+    given_twice = [key for key in kwargs if positional.get(key) is not None]
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking", "copy"}
+    if len(rest) > 2 or not all(isinstance(flag, bool) for flag in flags.values()) or given_twice or unknown:
+        got = [type(arg).__name__ for arg in args]
+        got += [f"{key}={type(value).__name__}" for key, value in kwargs.items()]
+        raise TypeError(f"to() received an invalid combination of arguments - got ({', '.join(got)}), but "
+                        f"expected one of: (device=None, dtype=None, non_blocking=False, copy=False), "
+                        f"(dtype, non_blocking=False, copy=False), "
+                        f"(Tensor other, non_blocking=False, copy=False)")
+    device = kwargs.get("device", device)
+    dtype = kwargs.get("dtype", dtype)
+    copy = kwargs.get("copy", flags.get("copy", False))
+    return device, None if dtype is None else _dtypes.dtype_argument(dtype, "to"), copy
+
+
+def _names_dtype(value: Any) -> bool:
+    """A dtype, or a Python type PyTorch reads as one (``float``, ``int``, ``bool``)."""
+    return isinstance(value, _dtypes.dtype) or any(value is python_type for python_type in (float, int, bool))
 
 
 class Copy(Function):

@@ -265,14 +265,14 @@ def _extremum(ctx: Any, a: Tensor, b: Tensor, name: str) -> Tensor:
     dtype = _dtypes.result_type(a, b)
     x, y = array_of(a, dtype), array_of(b, dtype)
     ctx.save_for_backward(a, b)
-    ctx.name = name
+    ctx.kind = name  # not ``ctx.name``, which is the node's ``name()``
     return wrap(getattr(xp_of(a), name)(x, y))
 
 
 def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
     a, b = ctx.saved_tensors
     x, y = a.array, b.array
-    a_wins = (x > y) if ctx.name == "maximum" else (x < y)
+    a_wins = (x > y) if ctx.kind == "maximum" else (x < y)
     share_a = a_wins + 0.5 * (x == y)  # 1 where a wins, 0.5 on a tie, 0 where b wins
     return wrap(grad.array * share_a), wrap(grad.array * (1 - share_a))
 
@@ -561,7 +561,7 @@ class Reciprocal(Function):
         (out,) = ctx.saved_tensors
         y = out.array
         with ieee_results():
-            return wrap(-grad.array * y * y)
+            return wrap(-grad.array * (y * y))  # grouped as PyTorch's -grad * (y * y), for the same rounding
 
 
 class Tan(Function):

@@ -40,7 +40,9 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
             part = _on_device_of(a, part.array)
         elif isinstance(part, (list, tuple, range)):   # ``a[range(n), target]``, as PyTorch's tutorials do
             part = xp.asarray(list(part) if isinstance(part, range) else part)
-            if part.size == 0:  # ``a[[]]`` selects nothing (NumPy would make a float array of it)
+            # PyTorch reads a list as int64 unless it holds bools: ``a[[]]`` selects nothing (NumPy
+            # would make a float array of it) and ``a[[0.0, 1.7]]`` is ``a[[0, 1]]``
+            if part.size == 0 or part.dtype.kind == "f":
                 part = part.astype(numpy.int64)
         elif isinstance(part, numpy.ndarray) or backend.device_of(part) != backend.CPU:
             part = _on_device_of(a, part)  # a NumPy index array, as PyTorch accepts
@@ -78,6 +80,8 @@ def prepare_key(a: Tensor, key: Any) -> tuple:
         prepared.append(part)
     if dim > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    if not basic:
+        _check_index_shapes(prepared)
     if not basic and any(_is_integer(part) for part in prepared):
         return SplitKey(prepared), basic
     return tuple(prepared), basic
@@ -160,19 +164,40 @@ def _check_bounds(a: Tensor, index: Any, dim: int) -> None:
 
 
 def _check_mask(a: Tensor, mask: Any, dim: int) -> None:
-    expected = a.shape[dim:dim + mask.ndim]
-    if tuple(mask.shape) != tuple(expected):
-        raise IndexError(f"The shape of the mask {list(mask.shape)} at index {dim} does not match the shape "
-                         f"of the indexed tensor {list(a.shape)}")
+    if dim + mask.ndim > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim} (a mask of shape "
+                         f"{list(mask.shape)} at dimension {dim} of a tensor of shape {list(a.shape)})")
+    for i, (n, m) in enumerate(zip(mask.shape, a.shape[dim:])):
+        if n != m:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {i} does not match the "
+                             f"shape of the indexed tensor {list(a.shape)} at index {dim + i}")
+
+
+def _check_index_shapes(parts: list) -> None:
+    """The index arrays (a mask counts as one index per dimension) must broadcast together."""
+    arrays = [part for part in parts if hasattr(part, "dtype") and part.ndim]
+    if len(arrays) < 2:
+        return  # one array (even a mask of several dims) is consistent with itself
+    shapes = []
+    for part in arrays:
+        if part.dtype == bool:
+            shapes += [(int(part.sum()),)] * part.ndim
+        else:
+            shapes.append(tuple(part.shape))
+    try:
+        numpy.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(shape)) for shape in shapes)) from None
 
 
 class GetItem(Function):
     """y = a[key];   da = zeros with dy added at the positions the key selected."""
 
     @staticmethod
-    def forward(ctx, a, key, basic):
+    def forward(ctx, a, key, basic, name):
         ctx.key, ctx.basic, ctx.input_shape = key, basic, a.array.shape
-        ctx._name = _torch_node_name(key, basic)
+        ctx._name = name
         return wrap(read(a.array, key))
 
     @staticmethod
@@ -182,15 +207,18 @@ class GetItem(Function):
         if ctx.basic:  # a view: every selected element appears once
             grad_a = xp.zeros(ctx.input_shape, dtype=g.dtype)
             grad_a[ctx.key] = g
-            return wrap(grad_a), None, None
-        return wrap(scatter_add(xp, g, ctx.input_shape, ctx.key)), None, None
+            return wrap(grad_a), None, None, None
+        return wrap(scatter_add(xp, g, ctx.input_shape, ctx.key)), None, None, None
 
 
 def _torch_node_name(key: Any, basic: bool) -> str:
     """PyTorch's name for the node of ``a[key]``: the last view it takes (Select for an int, Slice,
-    Unsqueeze for None), Alias for ``a[:]``, Index when arrays select."""
+    Unsqueeze for None), Alias for ``a[:, :]``, Index when arrays select. A lone slice (``a[:]``) is
+    always a Slice, as PyTorch skips full slices only inside a tuple."""
     if not basic:
         return "IndexBackward0"
+    if isinstance(key, slice):
+        return "SliceBackward0"
     name = "AliasBackward0"
     for part in key:
         if part is None:
@@ -215,22 +243,32 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
+    given = key
     key, basic = prepare_key(a, key)
+    name = _torch_node_name(given if isinstance(given, slice) else key, basic)
     if not basic:
-        return GetItem.apply(a, key, basic)
+        return GetItem.apply(a, key, basic, name)
     if Ellipsis not in key:
         key += (Ellipsis,)  # so that a[0, 1] is a 0-d view of a, as in PyTorch, not a NumPy scalar
-    return mark_view(GetItem.apply(a, key, basic), a, lambda array: array[key])
+    return mark_view(GetItem.apply(a, key, basic, name), a, lambda array: array[key])
 
 
 def iterate(a: Tensor) -> Iterator[Tensor]:
     """``for row in a``: the views ``a[0], a[1], ...``. As PyTorch's (made by unbind), they may
     not be changed in place while the graph is recorded (``a[i]`` may)."""
     for i in range(a.shape[0]):
-        row = getitem(a, i)
-        if row._view is not None and row._view.creation == "default":
-            row._view.creation = "multi_output"
-        yield row
+        yield mark_multi_output(getitem(a, i), "UnbindBackward0", i)
+
+
+def mark_multi_output(piece: Tensor, node_name: str, index: int) -> Tensor:
+    """``piece``, the ``index``-th output of PyTorch's split or unbind: a view that may not be changed
+    in place in a graph, whose node takes the name of PyTorch's one node for all pieces."""
+    if piece._view is not None and piece._view.creation == "default":
+        piece._view.creation = "multi_output"
+    if piece._grad_fn is not None:
+        piece._grad_fn._name = node_name
+        piece._grad_fn.piece_index = index  # for the error of an in-place change ("Output 1 of Split ...")
+    return piece
 
 
 class IndexPut(Function):
@@ -268,6 +306,9 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
                                f"{value.device} (index_put)")
         if value.dtype is not a.dtype:
             value = value.to(a.dtype)
+    elif isinstance(value, (list, tuple, numpy.ndarray, str)) or value is None:
+        name = "numpy.ndarray" if isinstance(value, numpy.ndarray) else type(value).__name__
+        raise TypeError(f"can't assign a {name} to a {a.dtype.name} tensor (assign a Tensor or a number)")
     elif not isinstance(value, (int, float, bool)):
         from minigrad.creation import tensor  # noqa: PLC0415
 

@@ -172,7 +172,11 @@ def _check_allowed(a: Tensor, view: ViewInfo | None, op_name: str, recording: bo
                                "want the inplace to be tracked) or both outside (if you want the inplace "
                                "to be tracked).")
         if view.creation == "multi_output":
-            raise RuntimeError(f"{op_name}: Output of unbind (a row of `for row in tensor`) is a view and is "
+            node = a._grad_fn
+            made_by = (f"Output {getattr(node, 'piece_index', 0)} of {node.name().removesuffix('Backward0')}"
+                       if node is not None
+                       else "Output of split or unbind (or a row of `for row in tensor`)")
+            raise RuntimeError(f"{op_name}: {made_by} is a view and is "
                                "being modified inplace. This view is the output of a function that returns "
                                "multiple views. Such functions do not allow the output views to be modified "
                                "inplace. You should replace the inplace operation by an out-of-place one.")

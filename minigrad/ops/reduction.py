@@ -15,7 +15,7 @@ from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.ops._util import TORCH_TYPE_NAMES, ieee_results, product, reduction_axes, wrap, xp_of
-from minigrad.tensor import Tensor
+from minigrad.tensor import ALL_DIMS, Tensor
 
 
 def _expand_back(grad: Tensor | Any, ctx: Any) -> Any:
@@ -54,9 +54,20 @@ class Sum(Function):
         return wrap(_expand_back(grad, ctx)), None, None, None
 
 
-def sum(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
-    axes = reduction_axes(dim, a.ndim)
-    return Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.as_dtype(dtype))
+def _dims_given(dim: Any, keepdim: bool, name: str) -> Any:
+    """``dim``, or None (all dims) when it was left out; ``keepdim`` without a dim is PyTorch's TypeError."""
+    if dim is not ALL_DIMS:
+        return dim
+    if keepdim:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool), but "
+                        f"expected one of: {name}(*, dtype=None) or {name}(dim, keepdim=False, *, "
+                        f"dtype=None): keepdim needs a dim (None for all dims)")
+    return None
+
+
+def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+    axes = reduction_axes(_dims_given(dim, keepdim, "sum"), a.ndim)
+    return Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
 
 
 class Mean(Function):
@@ -78,9 +89,10 @@ class Mean(Function):
         return wrap(_expand_back(grad, ctx) / builtins.max(ctx.count, 1)), None, None
 
 
-def mean(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    dim = _dims_given(dim, keepdim, "mean")
     if dtype is not None:
-        a = a.to(_dtypes.as_dtype(dtype))
+        a = a.to(_dtypes.dtype_argument(dtype, "mean"))
     if not a.dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {a.dtype.name}")
@@ -203,6 +215,11 @@ def _check_not_empty(a: Tensor, dim: Any, axes: tuple | None, name: str) -> None
             raise IndexError(_EMPTY_DIM.format(name, d, list(a.shape)))
 
 
+# PyTorch's node names: max() and min() of all elements are the second overloads of max and min.
+_AMAX_NODE_NAMES = {"amax": "AmaxBackward0", "amin": "AminBackward0", "max": "MaxBackward1",
+                    "min": "MinBackward1"}
+
+
 class Amax(Function):
     """y = max of a over ``dim``; the gradient is shared evenly among the maxima (ties).
 
@@ -213,7 +230,8 @@ class Amax(Function):
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
         _remember_shapes(ctx, a, axes, keepdim)
-        ctx.name = name
+        ctx.kind = name
+        ctx._name = _AMAX_NODE_NAMES[name]
         out = getattr(a.array, "max" if name in ("amax", "max") else "min")(axis=axes, keepdims=keepdim)
         out = wrap(out)
         ctx.save_for_backward(a, out)
@@ -225,7 +243,7 @@ class Amax(Function):
         xp = xp_of(a)
         extreme = out.array if ctx.keepdim else out.array.reshape(ctx.kept_shape)
         hits = a.array == extreme
-        if ctx.name in ("max", "min") and a.dtype.is_floating_point:
+        if ctx.kind in ("max", "min") and a.dtype.is_floating_point:
             hits = hits | (xp.isnan(a.array) & xp.isnan(extreme))
         axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1) or None
         count = hits.sum(axis=axes, keepdims=True) if axes else 1
@@ -246,6 +264,7 @@ class MaxDim(Function):
         arg = xp.expand_dims(arg, axis) if array.ndim else arg
         values = xp.take_along_axis(array, arg, axis=axis) if array.ndim else array.copy()
         ctx.axis, ctx.keepdim, ctx.input_shape, ctx.index = axis, keepdim, array.shape, arg
+        ctx._name = "MaxBackward0" if name == "max" else "MinBackward0"
         if not keepdim and array.ndim:
             values, arg = values.squeeze(axis), arg.squeeze(axis)
         indices = wrap(arg.astype(_dtypes.int64.numpy, copy=False))
@@ -277,9 +296,14 @@ def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
         _check_not_empty(a, None, None, name)
         return Amax.apply(a, None, False, name)
     _check_int_dim(dim, name)
-    axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
-    values, indices = MaxDim.apply(a, axis, keepdim, name)
+    values, indices = MaxDim.apply(a, _one_axis(dim, a.ndim), keepdim, name)
     return getattr(return_types, name)(values, indices)
+
+
+def _one_axis(dim: Any, ndim: int) -> int:
+    """The one axis ``dim`` names, checked against ``ndim`` (a 0-d tensor takes 0 or -1, as its axis 0)."""
+    axes = reduction_axes(dim, ndim)
+    return axes[0] if axes else 0
 
 
 def _check_int_dim(dim: Any, name: str) -> None:
@@ -324,7 +348,7 @@ def _check_reducible(a: Tensor, dim: Any, name: str) -> None:
     if dim is None:
         raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0 "
                          f"(input of shape {list(a.shape)}).")
-    axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
+    axis = _one_axis(dim, a.ndim)
     if a.ndim == 0 or a.shape[axis] == 0:
         raise IndexError(_EMPTY_DIM.format(name, dim, list(a.shape)))
 
@@ -342,7 +366,7 @@ def _arg_extreme(a: Tensor, dim: Any, keepdim: bool, name: str) -> Tensor:
         if keepdim:
             out = out.reshape((1,) * array.ndim)
     else:
-        axis = reduction_axes(dim, a.ndim)[0] if a.ndim else None
+        axis = _one_axis(dim, a.ndim)
         out = getattr(array, name)(axis=axis, keepdims=keepdim) if array.ndim else getattr(array, name)()
     return wrap(xp_of(a).asarray(out).astype(_dtypes.int64.numpy, copy=False))
 
@@ -392,7 +416,7 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     if dim is not None:
         _check_int_dim(dim, "prod")
     axes = None if dim is None else reduction_axes(dim, a.ndim)
-    return Prod.apply(a, axes, keepdim, None if dtype is None else _dtypes.as_dtype(dtype))
+    return Prod.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "prod"))
 
 
 class Cumsum(Function):
@@ -419,8 +443,8 @@ class Cumsum(Function):
 
 def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     _check_int_dim(dim, "cumsum")
-    axis = reduction_axes(dim, a.ndim)[0] if a.ndim else 0
-    return Cumsum.apply(a, axis, None if dtype is None else _dtypes.as_dtype(dtype))
+    dtype = None if dtype is None else _dtypes.dtype_argument(dtype, "cumsum")
+    return Cumsum.apply(a, _one_axis(dim, a.ndim), dtype)
 
 
 class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
@@ -515,7 +539,7 @@ def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtyp
     """The vector p-norm of all elements or over ``dim`` (``'fro'``: the 2-norm; over two dims, the
     Frobenius norm of those matrices)."""
     if dtype is not None:
-        a = a.to(_dtypes.as_dtype(dtype))
+        a = a.to(_dtypes.dtype_argument(dtype, "norm"))
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{TORCH_TYPE_NAMES[a.dtype.name]}")

@@ -52,18 +52,15 @@ def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     return indexing.getitem(a, _along(a, dim, slice(start, start + length)))
 
 
-def _multi_output(pieces: list) -> tuple:
-    """Views that, as the outputs of PyTorch's split and unbind, may not be changed in place in a graph."""
-    for piece in pieces:
-        if piece._view is not None and piece._view.creation == "default":
-            piece._view.creation = "multi_output"
-    return tuple(pieces)
+def _multi_output(pieces: list, node_name: str) -> tuple:
+    """The views of PyTorch's split and unbind (``node_name``: its one node for all pieces)."""
+    return tuple(indexing.mark_multi_output(piece, node_name, index) for index, piece in enumerate(pieces))
 
 
-def _pieces(a: Tensor, dim: int, sizes: list) -> tuple:
+def _pieces(a: Tensor, dim: int, sizes: list, node_name: str) -> tuple:
     starts = [sum(sizes[:k]) for k in range(len(sizes))]
     return _multi_output([indexing.getitem(a, _along(a, dim, slice(start, start + n)))
-                          for start, n in zip(starts, sizes)])
+                          for start, n in zip(starts, sizes)], node_name)
 
 
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -81,7 +78,7 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         if sum(sizes) != size:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
                                f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
-        return _pieces(a, dim, sizes)
+        return _pieces(a, dim, sizes, "SplitWithSizesBackward0")
     step = _int(split_size_or_sections, "split", "split_size")
     if step < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
@@ -89,9 +86,9 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         if size != 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
                                f"{size}")
-        return _pieces(a, dim, [0])
+        return _pieces(a, dim, [0], "SplitBackward0")
     count = max(-(-size // step), 1)
-    return _pieces(a, dim, [min(step, size - k * step) for k in range(count)])
+    return _pieces(a, dim, [min(step, size - k * step) for k in range(count)], "SplitBackward0")
 
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -112,7 +109,8 @@ def unbind(a: Tensor, dim: int = 0) -> tuple:
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = _normalize_dim(_int(dim, "unbind", "dim"), a.ndim)
-    return _multi_output([indexing.getitem(a, _along(a, dim, i)) for i in range(a.shape[dim])])
+    return _multi_output([indexing.getitem(a, _along(a, dim, i)) for i in range(a.shape[dim])],
+                         "UnbindBackward0")
 
 
 def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
@@ -236,7 +234,9 @@ def repeat(a: Tensor, *sizes: Any) -> Tensor:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than number of "
                            f"dimensions of tensor (repeats {list(reps)}, tensor of shape {list(a.shape)})")
     if any(r < 0 for r in reps):
-        raise RuntimeError(f"Trying to create tensor with negative dimension: repeats {list(reps)}")
+        shape = [r * n for r, n in zip(reps, (1,) * (len(reps) - a.ndim) + tuple(a.shape))]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {shape} "
+                           f"(repeats {list(reps)} of a tensor of shape {list(a.shape)})")
     return Repeat.apply(a, reps)
 
 
@@ -322,8 +322,10 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     array = index.array
     bad = (array < 0) | (array >= size)
     if bool(bad.any()):  # checked here, since CuPy would wrap an out-of-range index around
-        raise IndexError(f"index out of range in self: index {int(array[bad].reshape(-1)[0])} for dimension "
-                         f"{axis} with size {size}")
+        first = int(array[bad].reshape(-1)[0])
+        if axis == 1:  # PyTorch's CPU kernel for dim 1 raises a RuntimeError, the others an IndexError
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} axis_dim={size}")
+        raise IndexError(f"index out of range in self: index {first} for dimension {axis} with size {size}")
     return IndexSelect.apply(a, index, axis)
 
 

@@ -44,9 +44,14 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
         if n != -1:
             known *= n
     if len(unknown) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if any(n < -1 for n in shape) or (not unknown and known != numel) or (
-            unknown and (known == 0 or numel % known != 0)):
+        raise RuntimeError(f"only one dimension can be inferred (shape {list(shape)})")
+    for index, n in enumerate(shape):
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n} at index {index} of shape {list(shape)}")
+    if unknown and known == 0 and numel == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                           f"unspecified dimension size -1 can be any value and is ambiguous")
+    if (not unknown and known != numel) or (unknown and (known == 0 or numel % known != 0)):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     if unknown:
         shape = tuple(numel // known if n == -1 else n for n in shape)
@@ -64,7 +69,7 @@ def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
     if dtype is None and len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type)):
         dtype, shape = shape[0], ()
     if dtype is not None:
-        return _view_as_dtype(a, _dtypes.as_dtype(dtype))
+        return _view_as_dtype(a, _dtypes.dtype_argument(dtype, "view"))
     out = reshape(a, *shape)
     if out._base is None and a.numel() and _is_view_of_contiguous(a):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride (at least one "
@@ -111,9 +116,9 @@ def _view_as_dtype(a: Tensor, target: _dtypes.dtype) -> Tensor:
 
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    start, end = _normalize_dim(start_dim, a.ndim), _normalize_dim(end_dim, a.ndim)
     if a.ndim == 0:
         return reshape(a, 1)
-    start, end = _normalize_dim(start_dim, a.ndim), _normalize_dim(end_dim, a.ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = a.shape
@@ -130,7 +135,9 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     """Insert a size-1 dimension at ``dim`` (in ``[-ndim-1, ndim]``)."""
-    axis = _normalize_dim(dim, a.ndim + 1)
+    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+        raise TypeError(f"unsqueeze(): argument 'dim' must be int, not {type(dim).__name__}")
+    axis = _normalize_dim(operator.index(dim), a.ndim + 1)
     shape = a.shape
     return reshape(a, shape[:axis] + (1,) + shape[axis:])
 
@@ -151,20 +158,22 @@ class Permute(Function):
 def permute(a: Tensor, *dims: Any) -> Tensor:
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    axes = tuple(_normalize_dim(d, a.ndim) for d in _sizes(dims)) if a.ndim else ()
-    if sorted(axes) != list(range(a.ndim)):
+    dims = _sizes(dims)
+    if len(dims) != a.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
-                           f"is not equal to len(dims) = {len(axes)}" if len(axes) != a.ndim else
-                           f"permute(): duplicate dims are not allowed: {list(_sizes(dims))}")
+                           f"is not equal to len(dims) = {len(dims)}")
+    axes = tuple(_normalize_dim(d, a.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError(f"permute(): duplicate dims are not allowed: {list(dims)}")
     return mark_view(Permute.apply(a, axes), a, lambda array: array.transpose(axes))
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    d0, d1 = _normalize_dim(dim0, a.ndim), _normalize_dim(dim1, a.ndim)
     if a.ndim == 0:
         return a.view(())
     axes = list(range(a.ndim))
-    d0, d1 = _normalize_dim(dim0, a.ndim), _normalize_dim(dim1, a.ndim)
     axes[d0], axes[d1] = axes[d1], axes[d0]
     return permute(a, axes)
 
@@ -193,8 +202,9 @@ class Expand(Function):
 def expand(a: Tensor, *sizes: Any) -> Tensor:
     sizes = _sizes(sizes)
     if len(sizes) < a.ndim:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
-                           f"to the number of dimensions in the tensor ({a.ndim})")
+        raise RuntimeError(f"expand(tensor of shape {list(a.shape)}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({a.ndim})")
     lead = len(sizes) - a.ndim
     shape = []
     for i, size in enumerate(sizes):

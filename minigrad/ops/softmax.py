@@ -79,7 +79,7 @@ def _floating(a: Tensor, dtype: Any) -> Tensor:
     from minigrad import dtypes  # noqa: PLC0415
 
     if dtype is not None:
-        return a.to(dtypes.as_dtype(dtype))
+        return a.to(dtypes.dtype_argument(dtype, "softmax"))
     if not a.dtype.is_floating_point:
         raise NotImplementedError(f"softmax is not implemented for integer tensors (got {a.dtype.name})")
     return a

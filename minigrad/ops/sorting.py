@@ -70,18 +70,27 @@ def _dim(a: Tensor, dim: Any, function: str) -> int:
     return _normalize_dim(int(dim), a.ndim)
 
 
-def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+def _check_stable(stable: Any, function: str) -> None:
+    if stable is not None and not isinstance(stable, bool):
+        raise TypeError(f"{function}(): argument 'stable' must be bool, not {type(stable).__name__}")
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Any:
     """Named tuple (values, indices): each line along ``dim`` in order, and where each value came from.
 
-    Always stable here (equal values keep their order), which ``stable=False`` permits."""
+    Always stable here (equal values keep their order), which ``stable=False`` permits. As in PyTorch,
+    ``stable`` is keyword-only, and a call that gives it records the other overload (``SortBackward1``)."""
+    _check_stable(stable, "sort")
     axis = _dim(a, dim, "sort")
-    values, indices = Select.apply(a, axis, bool(descending), None, "SortBackward0")
+    node_name = "SortBackward0" if stable is None else "SortBackward1"
+    values, indices = Select.apply(a, axis, bool(descending), None, node_name)
     return return_types.sort(values, indices)
 
 
-def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """The indices that sort each line along ``dim`` (``sort(...).indices``)."""
-    return sort(a, dim, descending, stable).indices
+    _check_stable(stable, "argsort")
+    return sort(a, dim, descending).indices
 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
