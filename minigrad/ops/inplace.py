@@ -27,6 +27,7 @@ PyTorch saves the output of (``relu_``) may be changed again without a version e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -263,12 +264,31 @@ def fill_random(a: Tensor, op_name: str, distribution: str, first: float, second
     if not a.dtype.is_floating_point:  # PyTorch has no integer kernel for these: NotImplementedError
         raise NotImplementedError(f"{op_name} is not implemented for {a.dtype.name} tensors: it draws "
                                   f"floating point numbers (tensor of shape {list(a.shape)})")
+    _check_distribution(op_name, distribution, first, second)
     rng = (generator or default_generator).rng
     if distribution == "uniform":
         host = rng.uniform(first, second, size=a.shape)
     else:
         host = rng.normal(first, second, size=a.shape)
     return _fill_from_host(a, op_name, host)
+
+
+def _check_distribution(op_name: str, distribution: str, first: Any, second: Any) -> None:
+    """PyTorch's checks: numbers for both parameters, std ≥ 0, finite uniform bounds with from ≤ to."""
+    names = ("from", "to") if distribution == "uniform" else ("mean", "std")
+    for position, (name, value) in enumerate(zip(names, (first, second)), start=1):
+        if not isinstance(value, (int, float, numpy.integer, numpy.floating)):   # a bool is an int
+            raise TypeError(f"{op_name}(): argument '{name}' (position {position}) must be float, not "
+                            f"{type(value).__name__}")
+    if distribution == "normal" and not second >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {second}")
+    if distribution == "uniform":
+        for name, value in zip(names, (first, second)):
+            if not math.isfinite(value):
+                raise RuntimeError(f"{name} is out of bounds for float ({op_name}({first}, {second}))")
+        if first > second:
+            raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={first} > "
+                               f"to={second}")
 
 
 def _random_upper_bound(dtype: _dtypes.dtype) -> int:

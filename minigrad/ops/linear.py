@@ -60,7 +60,22 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         if other is not None and other.dtype is not input.dtype:
             raise RuntimeError(f"linear: expected input and {name} to have the same dtype, but got input of "
                                f"dtype {input.dtype.name} and {name} of dtype {other.dtype.name}")
-    if bias is not None and bias.ndim > 0 and bias.shape[-1] not in (1, weight.shape[0]):
-        raise RuntimeError(f"linear: bias of shape {list(bias.shape)} does not match the "
-                           f"{weight.shape[0]} output features of the weight of shape {list(weight.shape)}")
+    if bias is not None:
+        _check_bias_expands(bias, input.shape, weight.shape[0])
     return Linear.apply(input, weight, bias)
+
+
+def _check_bias_expands(bias: Tensor, input_shape: tuple, out_features: int) -> None:
+    """The bias is added to the output, so it must expand to the output's shape (*, out_features)."""
+    target = tuple(input_shape[:-1]) + (out_features,)
+    if bias.ndim > len(target):
+        raise RuntimeError(f"expand(bias of shape {list(bias.shape)}, size={list(target)}): the number of "
+                           f"sizes provided ({len(target)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({bias.ndim}) (the bias must expand to the output)")
+    lead = len(target) - bias.ndim
+    for i in reversed(range(bias.ndim)):
+        if bias.shape[i] not in (1, target[lead + i]):
+            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match the "
+                               f"existing size ({bias.shape[i]}) at non-singleton dimension {lead + i}.  "
+                               f"Target sizes: {list(target)}.  Tensor sizes: {list(bias.shape)} (linear's "
+                               f"bias must expand to its output)")

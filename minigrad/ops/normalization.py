@@ -18,6 +18,7 @@ backward is three reductions and one elementwise expression instead of a dozen n
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from minigrad.autograd.function import Function
@@ -106,14 +107,24 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                         ("bias", bias)):
         _check_channel_vector(name, value, channels)
     if training:
-        if input.numel() // max(channels, 1) <= 1:
+        if input.shape[0] * math.prod(input.shape[2:]) == 1:   # one value per channel: no variance
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{input.shape}")
         if (running_mean is None) != (running_var is None):
             raise RuntimeError("batch_norm: running_mean and running_var must both be given or both be None")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if input.numel() == 0:
+        return _empty_batch_norm(input, weight, bias)
     return BatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training), momentum, eps)
+
+
+def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """An empty batch, as PyTorch treats it: an empty output (γ and β get zero gradients), no statistics
+    taken and the running estimates left alone."""
+    per_channel = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    out = input * weight.reshape(per_channel) if weight is not None else input.clone()
+    return out + bias.reshape(per_channel) if bias is not None else out
 
 
 # --- layer normalisation: statistics per sample, over the trailing normalized_shape axes -----------

@@ -43,6 +43,11 @@ def _change_a_piece(m, pieces):
     pieces(y)[1].add_(1)
 
 
+def _linear_with_bias(m, bias_shape):
+    """F.linear of a (2, 4) input and a (3, 4) weight: the output is (2, 3)."""
+    return m.nn.functional.linear(m.ones(2, 4), m.ones(3, 4), m.ones(*bias_shape))
+
+
 MISUSE = {
     # a dtype is a minigrad.dtype (or Python's float/int/bool), not a name or a NumPy type
     "ones_dtype_name": (lambda m: m.ones(2, dtype="float32"), ["dtype", "str"]),
@@ -128,6 +133,16 @@ MISUSE = {
     "sort_stable_positional": (lambda m: m.ones(3).sort(0, False, True), ["positional"]),
     "sort_stable_an_int": (lambda m: m.ones(3).sort(stable=1), ["stable"]),
     "argsort_stable_positional": (lambda m: m.ones(3).argsort(0, False, True), ["positional"]),
+    # random fills check their parameters (nn.init calls these)
+    "normal_negative_std": (lambda m: m.ones(3).normal_(0, -1), ["std >= 0.0", "-1"]),
+    "normal_std_a_string": (lambda m: m.ones(3).normal_(0, "x"), ["'std'", "str"]),
+    "uniform_from_above_to": (lambda m: m.ones(3).uniform_(2, 1), ["from=2 > to=1"]),
+    "uniform_from_nan": (lambda m: m.ones(3).uniform_(float("nan"), 1), ["from is out of bounds"]),
+    "uniform_to_inf": (lambda m: m.ones(3).uniform_(0, float("inf")), ["to is out of bounds"]),
+    "init_normal_negative_std": (lambda m: m.nn.init.normal_(m.ones(2, 2), std=-1), ["std >= 0.0"]),
+    # linear's bias must expand to the output
+    "linear_bias_of_another_shape": (lambda m: _linear_with_bias(m, (3, 3)), ["(2)", "(3)", "[3, 3]"]),
+    "linear_bias_of_too_many_dims": (lambda m: _linear_with_bias(m, (1, 2, 3)), ["[1, 2, 3]", "(2)"]),
 }
 
 
@@ -224,6 +239,27 @@ def test_gradcheck_skips_integer_outputs():
         x = lib.tensor([2.0, 2.0, 1.0], dtype=lib.float64, requires_grad=True)  # a tie: eps moves argmax
         assert lib.autograd.gradcheck(lambda t: t.argmax(), (x,))
         assert lib.autograd.gradcheck(lambda t: (t * 2, t.argmin()), (x,))
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (0, 3, 2, 2)], ids=["1d", "2d"])
+def test_batch_norm_of_an_empty_batch_is_empty_as_in_pytorch(shape):
+    """PyTorch refuses one value per channel, not none: an empty batch gives an empty output, γ and β zero
+    gradients, and leaves the running estimates alone."""
+    torch = require_torch()
+    results = []
+    for m in (mg, torch):
+        layer = (m.nn.BatchNorm1d if len(shape) == 2 else m.nn.BatchNorm2d)(3)
+        x = m.ones(*shape, requires_grad=True)
+        out = layer(x)
+        out.sum().backward()
+        read = to_numpy if m is mg else (lambda t: t.detach().numpy())
+        statistics = (read(layer.running_mean), read(layer.running_var), layer.num_batches_tracked.item())
+        results.append((tuple(out.shape), tuple(x.grad.shape), read(layer.weight.grad), read(layer.bias.grad),
+                        *statistics))
+    ours, theirs = results
+    assert ours[:2] == theirs[:2] and ours[-1] == theirs[-1]
+    for mine, its in zip(ours[2:6], theirs[2:6]):
+        numpy.testing.assert_array_equal(mine, its)
 
 
 def test_sum_and_mean_take_keepdim_with_dim_none():
