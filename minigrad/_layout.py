@@ -1,5 +1,6 @@
-"""C-ordered copies of arrays whose memory order is permuted, made in cache-sized blocks.
+"""How NumPy walks strided and permuted views, and two places where it needs help.
 
+**C-ordered copies of arrays whose memory order is permuted, made in cache-sized blocks.**
 The convolution hands its gradients on in (C, H, W, N) memory order (see
 ``ops/conv/im2col.py``); a leaf's ``.grad`` is stored C-ordered, (N, C, H, W), as
 PyTorch stores it. NumPy copies such a view by walking the *source* in memory order,
@@ -8,18 +9,31 @@ and so writes each number to another image, far from the last one: for a batch o
 Copied one block of channels at a time — a block whose source and destination both
 fit in the processor's L2 cache — the same copy runs 4-6x faster. The blocks are
 few (the array's size over ``BLOCK_BYTES``) and never single pixels.
+
+**Ufuncs on views with short contiguous runs, without buffering.** A ufunc (``+=``,
+``maximum``, ``*``) on a view whose contiguous runs hold fewer than about a third of
+NumPy's ufunc buffer (8192 elements by default) goes through that buffer: NumPy copies
+the operands in, computes, copies the result out. col2im's adds are such ufuncs (each
+run is one output row, W_out·N numbers) and ran 3x slower than the same adds on
+contiguous arrays — where a plain strided *copy* ran at full speed. Under
+:func:`short_run_ufuncs` the buffer is 1024 elements, short runs need no buffering,
+and col2im for a batch of 64 images of 32×14×14 took 0.9 ms instead of 2.4.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy
 
 from minigrad.backend import get_array_module
 
-__all__ = ["contiguous_copy"]
+__all__ = ["contiguous_copy", "filled_like_order", "short_run_ufuncs"]
 
+# NumPy's ufunc buffer (in elements) under short_run_ufuncs: 512-2048 measured alike on col2im's adds.
+UFUNC_BUFFER_ELEMENTS = 1024
 # Measured in 256 KiB - 1 MiB blocks alike on a 2 MiB L2 (4 MiB blocks lost the gain): 256 KiB
 # leaves room on smaller caches.
 BLOCK_BYTES = 256 * 1024
@@ -40,6 +54,18 @@ def contiguous_copy(array: Any) -> Any:
     return out
 
 
+def filled_like_order(template: Any, shape: tuple, fill: Any, dtype: Any) -> Any:
+    """An array of ``shape`` filled with ``fill`` whose axes lie in memory in ``template``'s order.
+
+    Elementwise work between the two then walks both in the same order; between a (C, H, W, N)
+    -ordered gradient and a C-ordered (N, C, H, W) buffer it ran 5-10x slower.
+    """
+    xp = get_array_module(template)
+    order = sorted(range(template.ndim), key=lambda axis: -abs(template.strides[axis]))
+    filled = xp.full(tuple(shape[axis] for axis in order), fill, dtype=dtype)
+    return filled.transpose(tuple(order.index(axis) for axis in range(template.ndim)))
+
+
 def _blocking_axis(array: Any) -> int | None:
     """The axis to copy block by block, or None where a plain copy is as fast.
 
@@ -53,3 +79,16 @@ def _blocking_axis(array: Any) -> int | None:
     source_rank = {axis: rank for rank, axis in enumerate(by_stride)}
     axis = min(range(array.ndim), key=lambda axis: max(axis, source_rank[axis]))
     return axis or None
+
+
+@contextmanager
+def short_run_ufuncs() -> Iterator[None]:
+    """A ``with`` block in which NumPy's ufuncs work on strided views in place, unbuffered.
+
+    Leaving it restores the buffer size. Only NumPy's ufuncs are affected: CuPy has no such buffer.
+    """
+    previous = numpy.setbufsize(UFUNC_BUFFER_ELEMENTS)
+    try:
+        yield
+    finally:
+        numpy.setbufsize(previous)

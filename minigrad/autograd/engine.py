@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad import backend
-from minigrad._layout import contiguous_copy
+from minigrad._layout import contiguous_copy, short_run_ufuncs
 from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.ops._util import ieee_results
@@ -156,7 +156,9 @@ class BackwardPass:
         return node, grads, input_grads
 
     def run(self) -> None:
-        with ieee_results():  # inf and nan in gradients come silently, as in PyTorch (NumPy would warn)
+        # inf and nan in gradients come silently, as in PyTorch (NumPy would warn); strided views'
+        # ufuncs (col2im's adds, pooling's and ReLU's gradients) run unbuffered (see _layout.py).
+        with ieee_results(), short_run_ufuncs():
             while self.ready:
                 self.step()
 

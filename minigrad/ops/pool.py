@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._layout import filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._util import ieee_results, not_implemented_for
@@ -47,13 +48,12 @@ def _output_shape(shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair, 
 def _padded(x: Any, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
             fill: Any) -> Any:
     """``x`` framed by ``fill``: ``padding`` on each side, plus what a ceil_mode window overhangs."""
-    xp = get_array_module(x)
     height, width = x.shape[-2:]
     needed = [(out_shape[a] - 1) * stride[a] + dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1)]
     size = (max(needed[0], height + 2 * padding[0]), max(needed[1], width + 2 * padding[1]))
     if size == (height, width):
         return x
-    framed = xp.full(x.shape[:-2] + size, fill, dtype=x.dtype)
+    framed = filled_like_order(x, x.shape[:-2] + size, fill, x.dtype)   # in x's memory order
     framed[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width] = x
     return framed
 
@@ -234,10 +234,11 @@ def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, c
     one = (1, 1)
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, one, ceil_mode)
     framed = _padded(x, out_shape, kernel_size, stride, padding, one, 0)
-    total = xp.zeros(x.shape[:-2] + out_shape, dtype=x.dtype)
+    total = None
     with ieee_results():                                  # inf + (−inf) = nan, silently, as in PyTorch
         for _, view in _taps(out_shape, kernel_size, stride, one):
-            total += framed[view]
+            # The sum in the input's memory order: a C-ordered one was written across it, 5-10x slower.
+            total = framed[view].copy(order="K") if total is None else xp.add(total, framed[view], out=total)
     divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
                                  divisor_override, xp, x.dtype)
     if x.dtype.kind != "f":
@@ -263,8 +264,8 @@ def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, st
     divisor = avg_pool2d_divisor(input_shape[-2:], out_shape, kernel_size, stride, padding,
                                  count_include_pad, divisor_override, xp, grad_out.dtype)
     share = grad_out / divisor
-    grad = _padded(xp.zeros(input_shape, dtype=grad_out.dtype), out_shape, kernel_size, stride, padding,
-                   one, 0)
+    zeros = filled_like_order(share, input_shape, 0, grad_out.dtype)   # added to in δ's memory order
+    grad = _padded(zeros, out_shape, kernel_size, stride, padding, one, 0)
     for _, view in _taps(out_shape, kernel_size, stride, one):
         grad[view] += share
     height, width = input_shape[-2:]

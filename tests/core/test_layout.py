@@ -1,10 +1,19 @@
-"""contiguous_copy: the same numbers, C-ordered, whatever the source's memory order."""
+"""contiguous_copy: the same numbers, C-ordered, whatever the source's memory order;
+filled_like_order: a new array laid out as another is;
+short_run_ufuncs: NumPy's ufunc buffer is small inside, and the caller's own outside."""
 
 import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad._layout import BLOCK_BYTES, _blocking_axis, contiguous_copy
+from minigrad._layout import (
+    BLOCK_BYTES,
+    UFUNC_BUFFER_ELEMENTS,
+    _blocking_axis,
+    contiguous_copy,
+    filled_like_order,
+    short_run_ufuncs,
+)
 
 from .helpers import to_numpy
 
@@ -56,3 +65,62 @@ def test_a_leaf_gradient_from_conv2d_is_c_contiguous_and_right():
     ones = mg.ones(1, 24, 20, 20, dtype=mg.float64, requires_grad=True)
     conv(ones).sum().backward()
     np.testing.assert_allclose(to_numpy(x.grad), np.broadcast_to(to_numpy(ones.grad), x.shape), rtol=1e-12)
+
+
+def test_short_run_ufuncs_sets_the_buffer_inside_and_restores_the_callers_after():
+    before = np.getbufsize()
+    with short_run_ufuncs():
+        assert np.getbufsize() == UFUNC_BUFFER_ELEMENTS
+    assert np.getbufsize() == before
+    np.setbufsize(4096)            # a user's own setting survives, also when the block raises
+    try:
+        with pytest.raises(RuntimeError, match="inside"), short_run_ufuncs():
+            raise RuntimeError("raised inside the block")
+        assert np.getbufsize() == 4096
+    finally:
+        np.setbufsize(before)
+
+
+def test_strided_adds_give_the_same_numbers_with_the_small_buffer():
+    rng = np.random.default_rng(0)
+    image, rows = rng.standard_normal((6, 9, 12, 5)), rng.standard_normal((6, 7, 9, 5))
+    expected = image.copy()
+    expected[:, 1:8, 2:11] += rows
+    with short_run_ufuncs():
+        image[:, 1:8, 2:11] += rows
+    np.testing.assert_array_equal(image, expected)
+
+
+def test_backward_uses_the_small_buffer_and_leaves_the_callers(device):
+    seen = []
+    x = mg.ones(3, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda grad: seen.append(np.getbufsize()))
+    before = np.getbufsize()
+    y.sum().backward()
+    assert seen == [UFUNC_BUFFER_ELEMENTS] and np.getbufsize() == before
+
+
+def _axes_by_stride(array):
+    return sorted(range(array.ndim), key=lambda axis: -array.strides[axis])
+
+
+@pytest.mark.parametrize("order", [(3, 0, 1, 2), (0, 1, 2, 3), (0, 3, 1, 2)])
+def test_filled_like_order_lays_its_axes_out_as_the_template(order):
+    template = _permuted((4, 5, 6, 7), order)                   # memory (4, 5, 6, 7) read in `order`
+    shape = (3,) + template.shape[1:3] + (9,)                   # another size along two axes
+    filled = filled_like_order(template, shape, 2.5, np.float64)
+    assert filled.shape == shape and filled.dtype == np.float64 and (filled == 2.5).all()
+    assert _axes_by_stride(filled) == _axes_by_stride(template)
+    assert filled.transpose(_axes_by_stride(filled)).flags.c_contiguous   # dense, nothing skipped
+
+
+def test_average_pooling_keeps_its_input_memory_order_both_ways(device):
+    """AvgPool2d on a (C, H, W, N)-ordered activation answers in that order, forward and backward."""
+    x = mg.randn(6, 4, 8, 8, requires_grad=True)
+    batch_last = (x * 1).permute(1, 2, 3, 0).contiguous().permute(3, 0, 1, 2)   # NCHW view of CHWN memory
+    out = mg.nn.functional.avg_pool2d(batch_last, 2)
+    strides = out.array.strides
+    assert strides[0] < strides[3] < strides[2] < strides[1]   # N innermost, as its input
+    out.sum().backward()
+    np.testing.assert_allclose(to_numpy(x.grad), np.full((6, 4, 8, 8), 0.25), rtol=1e-6)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._layout import short_run_ufuncs
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair, output_shape, window
 
@@ -101,10 +102,11 @@ def col2im_rows(cols: Any, image: Any, rows: slice, kernel_size: Pair, stride: P
     kh, kw = kernel_size
     count = rows.stop - rows.start
     taps = cols.reshape(c, kh, kw, count, w_out, n)
-    for i in range(kh):
-        image_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
-        for j in range(kw):
-            image[:, image_rows, window(j * dilation[1], w_out, stride[1])] += taps[:, i, j]
+    with short_run_ufuncs():   # each add's runs are one row, W_out·N numbers: no buffering (see _layout.py)
+        for i in range(kh):
+            image_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
+            for j in range(kw):
+                image[:, image_rows, window(j * dilation[1], w_out, stride[1])] += taps[:, i, j]
 
 
 def im2col(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> Any:
