@@ -34,6 +34,20 @@ from minigrad import backend
 TOLERANCES = {"float64": (1e-9, 1e-11), "float32": (2e-5, 2e-5)}
 
 
+def assert_misuse_raises_like_torch(misuse: Callable, pieces: list[str]) -> None:
+    """``misuse(module)`` raises the same exception type on PyTorch and on minigrad, and minigrad's
+    message names every one of ``pieces`` (the offending sizes, dims or values)."""
+    torch = require_torch()
+    with pytest.raises(Exception) as theirs:
+        misuse(torch)
+    with pytest.raises(Exception) as ours:
+        misuse(mg)
+    assert type(ours.value) is type(theirs.value), f"minigrad: {ours.value!r}\nPyTorch: {theirs.value!r}"
+    message = str(ours.value)
+    for piece in pieces:
+        assert piece in message, f"{piece!r} not in {message!r}"
+
+
 def to_numpy(t: mg.Tensor) -> numpy.ndarray:
     """Any minigrad tensor's data as a host NumPy array (the array itself on the CPU, else a copy)."""
     return backend.to_host(t.array)

@@ -18,7 +18,7 @@ from _torch import require_torch
 
 import minigrad as mg
 
-from .helpers import to_numpy
+from .helpers import assert_misuse_raises_like_torch, to_numpy
 
 
 def _save_a_number(m):
@@ -148,16 +148,7 @@ MISUSE = {
 
 @pytest.mark.parametrize("name", MISUSE)
 def test_misuse_raises_like_torch(name):
-    torch = require_torch()
-    misuse, pieces = MISUSE[name]
-    with pytest.raises(Exception) as theirs:
-        misuse(torch)
-    with pytest.raises(Exception) as ours:
-        misuse(mg)
-    assert type(ours.value) is type(theirs.value), f"minigrad: {ours.value!r}\nPyTorch: {theirs.value!r}"
-    message = str(ours.value)
-    for piece in pieces:
-        assert piece in message, f"{piece!r} not in {message!r}"
+    assert_misuse_raises_like_torch(*MISUSE[name])
 
 
 def _node_names(m):

@@ -5,9 +5,10 @@ same, and minigrad's message must contain the listed pieces (the offending sizes
 
 import numpy
 import pytest
-from _torch import require_torch
 
 import minigrad as mg
+
+from .helpers import assert_misuse_raises_like_torch
 
 MISUSE = {
     "matmul_shapes": (lambda m: m.ones(2, 3) @ m.ones(4, 5), ["2x3", "4x5"]),
@@ -120,16 +121,7 @@ def _double(m, grad=None):
 
 @pytest.mark.parametrize("name", MISUSE)
 def test_misuse_raises_like_torch(name):
-    torch = require_torch()
-    misuse, pieces = MISUSE[name]
-    with pytest.raises(Exception) as theirs:
-        misuse(torch)
-    with pytest.raises(Exception) as ours:
-        misuse(mg)
-    assert type(ours.value) is type(theirs.value), f"minigrad: {ours.value!r}\nPyTorch: {theirs.value!r}"
-    message = str(ours.value)
-    for piece in pieces:
-        assert piece in message, f"{piece!r} not in {message!r}"
+    assert_misuse_raises_like_torch(*MISUSE[name])
 
 
 def test_broadcast_error_message_is_pytorchs():
