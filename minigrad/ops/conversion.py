@@ -74,12 +74,6 @@ def _cast_no_grad(a: Tensor, dtype: _dtypes.dtype) -> Tensor:
         return wrap(a.array.astype(dtype.numpy))
 
 
-def parse_to_args(a: Tensor | None, args: tuple, kwargs: dict) -> tuple:
-    """``(device, dtype)`` from ``to``'s arguments (see :func:`read_to_overload`)."""
-    device, dtype, _ = read_to_overload(args, dict(kwargs))
-    return device, dtype
-
-
 def read_to_overload(args: tuple, kwargs: dict) -> tuple:
     """``(device, dtype, copy)`` from the arguments of one of PyTorch's three ``to`` overloads:
     ``to(device=None, dtype=None)``, ``to(dtype)`` or ``to(other)``, each followed by ``non_blocking``

@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.dtypes import as_dtype
 from minigrad.nn.parameter import Parameter
-from minigrad.ops.conversion import parse_to_args
+from minigrad.ops.conversion import read_to_overload
 from minigrad.tensor import Tensor
 
 __all__ = ["Module"]
@@ -386,9 +385,8 @@ class Module:
         A dtype applies to floating-point parameters and buffers only (integer buffers such as
         ``num_batches_tracked`` keep theirs).
         """
-        device, dtype = parse_to_args(None, args, dict(kwargs))
+        device, dtype, _ = read_to_overload(args, dict(kwargs))
         if dtype is not None:
-            dtype = as_dtype(dtype)
             if not dtype.is_floating_point:
                 raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
                                 f"dtype={dtype}")
