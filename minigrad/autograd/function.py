@@ -17,7 +17,7 @@ from minigrad._layout import contiguous_copy
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.tensor import Tensor
 
-__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable", "check_same_device"]
 
 _sequence = itertools.count()  # creation order of nodes; backward runs newest first
 _LEAF_PRIORITY = float("inf")
@@ -200,7 +200,7 @@ class Function:
         needs_grad = tuple(isinstance(a, Tensor) and (a._requires_grad if a._base is None
                                                       else a.requires_grad) for a in args)
         ctx.needs_input_grad = needs_grad
-        _check_same_device(cls, args)
+        check_same_device(args, cls.__name__)
         grad_enabled = _GradMode.enabled
         _GradMode.enabled = False
         try:
@@ -212,8 +212,8 @@ class Function:
         return outputs
 
 
-def _check_same_device(cls: type, args: tuple) -> None:
-    """All Tensor arguments must live on one device (compared cheaply by array type)."""
+def check_same_device(args: tuple, operation: str) -> None:
+    """All Tensor arguments of ``operation`` must live on one device (compared cheaply by array type)."""
     first = None
     for a in args:
         if isinstance(a, Tensor):
@@ -222,7 +222,7 @@ def _check_same_device(cls: type, args: tuple) -> None:
             elif type(a._array) is not type(first._array) and a.device != first.device:
                 raise RuntimeError(
                     f"Expected all tensors to be on the same device, but found at least two devices, "
-                    f"{first.device} and {a.device}! (in {cls.__name__}: tensors of shape "
+                    f"{first.device} and {a.device}! (in {operation}: tensors of shape "
                     f"{list(first.shape)} on {first.device} and {list(a.shape)} on {a.device})")
 
 

@@ -118,17 +118,6 @@ def _compose(first: Callable, then: Callable) -> Callable:
     return lambda array: then(first(array))
 
 
-def check_same_device(*operands: Any) -> None:
-    """PyTorch's RuntimeError, naming both devices, if the Tensor operands live on different devices
-    (for operations that are no Function, whose ``apply`` checks it itself)."""
-    tensors = [o for o in operands if isinstance(o, Tensor)]
-    for t in tensors[1:]:
-        if t.device != tensors[0].device:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
-                               f"devices, {tensors[0].device} and {t.device}! (tensors of shape "
-                               f"{list(tensors[0].shape)} and {list(t.shape)})")
-
-
 def check_broadcast(*operands: Any) -> None:
     """Raise PyTorch's RuntimeError if the Tensor operands' shapes do not broadcast together."""
     check_broadcast_shapes(*(tuple(o.shape) for o in operands if isinstance(o, Tensor)))

@@ -10,13 +10,12 @@ import math
 from typing import Any
 
 from minigrad import dtypes as _dtypes
-from minigrad.autograd.function import Function
+from minigrad.autograd.function import Function, check_same_device
 from minigrad.ops._util import (
     apply_broadcasting,
     array_of,
     as_operand,
     check_broadcast,
-    check_same_device,
     first_tensor,
     ieee_results,
     wrap,
@@ -258,7 +257,7 @@ def neg(a: Tensor) -> Tensor:
 def _quotient_operands(a: Any, b: Any, kernel: str) -> tuple:
     """(xp, result dtype, a's array, b's array); an integer division by zero raises, as in PyTorch."""
     a, b = _binary_operands(a, b)
-    check_same_device(a, b)
+    check_same_device((a, b), kernel)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     if dtype is _dtypes.bool:  # NumPy would answer in int8

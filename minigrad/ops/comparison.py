@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import check_same_device
 from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
     array_of,
     as_operand,
     check_broadcast,
-    check_same_device,
     first_tensor,
     reduction_axes,
     wrap,
@@ -22,7 +22,7 @@ from minigrad.tensor import Tensor
 def _compare(name: str, a: Any, b: Any) -> Tensor:
     like = first_tensor(a, b)
     a, b = as_operand(a, like), as_operand(b, like)
-    check_same_device(a, b)
+    check_same_device((a, b), name)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
@@ -56,7 +56,7 @@ def logical_binary(name: str, a: Any, b: Any) -> Tensor:
     """``& | ^`` on bool or integer tensors (a float operand has no kernel: NotImplementedError)."""
     like = first_tensor(a, b)
     a, b = as_operand(a, like), as_operand(b, like)
-    check_same_device(a, b)
+    check_same_device((a, b), name)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
     if dtype.is_floating_point:
@@ -82,7 +82,7 @@ def equal(a: Tensor, b: Tensor) -> bool:
 
 def _check_close_operands(a: Tensor, b: Tensor) -> None:
     """isclose and allclose compare tensors of one dtype on one device, as PyTorch's."""
-    check_same_device(a, b)
+    check_same_device((a, b), "isclose")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{TORCH_TYPE_NAMES[a.dtype.name]} did not match {TORCH_TYPE_NAMES[b.dtype.name]} "
                            f"(isclose/allclose compare tensors of one dtype: {a.dtype.name} and "
