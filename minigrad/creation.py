@@ -17,6 +17,7 @@ import numpy
 
 from minigrad import backend
 from minigrad import dtypes as _dtypes
+from minigrad._arguments import int_argument
 from minigrad.random import Generator, default_generator
 from minigrad.tensor import Tensor
 
@@ -246,18 +247,11 @@ def eye(n: int, m: int | None = None, dtype: Any = None, device: Any = None,
         requires_grad: bool = False) -> Tensor:
     for name, size in (("n", n), ("m", m)):
         if size is not None:
-            _int_argument(size, "eye", name)
+            int_argument(size, "eye", name)
             if size < 0:
                 raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     target = _dtype(dtype, "eye")
     return _finish(numpy.eye(n, m, dtype=target.numpy), device, requires_grad, "eye")
-
-
-def _int_argument(value: Any, function: str, name: str) -> int:
-    """``value`` as an int; a float or anything else is PyTorch's TypeError naming the argument."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{function}(): argument '{name}' must be int, not {type(value).__name__}")
-    return operator.index(value)
 
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None,
@@ -290,7 +284,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
-    if _int_argument(steps, "linspace", "steps") < 0:
+    if int_argument(steps, "linspace", "steps") < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}")
     target = _dtype(dtype, "linspace")
     return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad, "linspace")
@@ -354,7 +348,7 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
-    _size((_int_argument(n, "randperm", "n"),))  # raises for a negative n
+    _size((int_argument(n, "randperm", "n"),))  # raises for a negative n
     target = _dtype(dtype, "randperm", _dtypes.int64)
     return _finish(((generator or default_generator).rng.permutation(n)).astype(target.numpy), device, False,
                    "randperm")

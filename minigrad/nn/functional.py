@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy
 
+from minigrad._arguments import int_argument
 from minigrad.nn import grad  # noqa: F401  (``F.grad.conv2d_input``, as ``torch.nn.functional.grad``)
 from minigrad.ops import conv as _conv
 from minigrad.ops import distance as _distance
@@ -67,15 +68,11 @@ def _check_flag(function: str, name: str, position: int, value: Any) -> None:
                         f"{type(value).__name__}")
 
 
-def _check_number(function: str, name: str, position: int, value: Any, integer: bool = False) -> None:
-    """An int (``integer``) or float argument: a str, None, a float for an int ... is a TypeError."""
-    if integer:
-        valid = not isinstance(value, (bool, numpy.bool_)) and hasattr(value, "__index__")
-    else:
-        valid = isinstance(value, numbers.Real) or (isinstance(value, Tensor) and value.numel() == 1)
-    if not valid:
-        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
-                        f"{'int' if integer else 'float'}, not {type(value).__name__}")
+def _check_float(function: str, name: str, position: int, value: Any) -> None:
+    """A float argument (a number, or a one-element Tensor): a str, None ... is a TypeError."""
+    if not (isinstance(value, numbers.Real) or (isinstance(value, Tensor) and value.numel() == 1)):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be float, not "
+                        f"{type(value).__name__}")
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -136,7 +133,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if not isinstance(mode, str):
         raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type(mode).__name__}")
     if value is not None:
-        _check_number("pad", "value", 4, value)
+        _check_float("pad", "value", 4, value)
     return _shape.pad(input, pad, mode, value)
 
 
@@ -241,7 +238,7 @@ def _check_batch_norm(input: Tensor, running_mean: Tensor | None, running_var: T
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
-    _check_number("batch_norm", "momentum", 7, momentum)
+    _check_float("batch_norm", "momentum", 7, momentum)
     if not input.dtype.is_floating_point:
         raise not_implemented_for("batch_norm", input)
     for name, vector in vectors.items():
@@ -269,8 +266,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """−log softmax(input)[target] for logits (N, C, *) and int64 class indices (N, *) (or probabilities)."""
     _check_tensors("cross_entropy_loss", {"input": input, "target": target, "weight": weight},
                    optional=("weight",))
-    _check_number("cross_entropy_loss", "ignore_index", 5, ignore_index, integer=True)
-    _check_number("cross_entropy_loss", "label_smoothing", 6, label_smoothing)
+    int_argument(ignore_index, "cross_entropy_loss", "ignore_index", position=5)
+    _check_float("cross_entropy_loss", "label_smoothing", 6, label_smoothing)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _loss.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
@@ -279,7 +276,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
              ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """−input[target] for log-probabilities (N, C, *) and int64 class indices (N, *)."""
     _check_tensors("nll_loss_nd", {"input": input, "target": target, "weight": weight}, optional=("weight",))
-    _check_number("nll_loss_nd", "ignore_index", 5, ignore_index, integer=True)
+    int_argument(ignore_index, "nll_loss_nd", "ignore_index", position=5)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _loss.nll_loss(input, target, weight, ignore_index, reduction)
 

@@ -9,11 +9,11 @@ backward moves the gradient back the way the forward moved the numbers.
 
 from __future__ import annotations
 
-import operator
 from numbers import Number
 from typing import Any
 
 from minigrad import dtypes as _dtypes
+from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
@@ -21,12 +21,6 @@ from minigrad.ops._util import wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
 # --- pieces: views of one dimension ----------------------------------------------------------
-
-
-def _int(value: Any, function: str, name: str) -> int:
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{function}(): argument '{name}' must be int, not {type(value).__name__}")
-    return operator.index(value)
 
 
 def _along(a: Tensor, dim: int, part: Any) -> tuple:
@@ -38,8 +32,8 @@ def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The view ``a[..., start:start + length]`` along ``dim`` (``start`` may be negative)."""
     if a.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    dim = _normalize_dim(_int(dim, "narrow", "dim"), a.ndim)
-    start, length = _int(start, "narrow", "start"), _int(length, "narrow", "length")
+    dim = _normalize_dim(int_argument(dim, "narrow", "dim"), a.ndim)
+    start, length = int_argument(start, "narrow", "start"), int_argument(length, "narrow", "length")
     size = a.shape[dim]
     if length < 0:
         raise RuntimeError(f"narrow(): length must be non-negative (got {length}).")
@@ -68,10 +62,10 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     listed sizes, which must add up to the dimension's size."""
     if a.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _normalize_dim(_int(dim, "split", "dim"), a.ndim)
+    dim = _normalize_dim(int_argument(dim, "split", "dim"), a.ndim)
     size = a.shape[dim]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = [_int(n, "split", "split_size") for n in split_size_or_sections]
+        sizes = [int_argument(n, "split", "split_size") for n in split_size_or_sections]
         if any(n < 0 for n in sizes):
             raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, "
                                f"but got split_sizes={sizes}")
@@ -79,7 +73,7 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
                                f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
         return _pieces(a, dim, sizes, "SplitWithSizesBackward0")
-    step = _int(split_size_or_sections, "split", "split_size")
+    step = int_argument(split_size_or_sections, "split", "split_size")
     if step < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
     if step == 0:
@@ -93,7 +87,7 @@ def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` pieces of ceil(size / chunks) along ``dim`` (views; fewer when that divides out)."""
-    chunks = _int(chunks, "chunk", "chunks")
+    chunks = int_argument(chunks, "chunk", "chunks")
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -108,7 +102,7 @@ def unbind(a: Tensor, dim: int = 0) -> tuple:
     """The views ``a.select(dim, i)`` for every i: one dimension fewer each."""
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    dim = _normalize_dim(_int(dim, "unbind", "dim"), a.ndim)
+    dim = _normalize_dim(int_argument(dim, "unbind", "dim"), a.ndim)
     return _multi_output([indexing.getitem(a, _along(a, dim, i)) for i in range(a.shape[dim])],
                          "UnbindBackward0")
 
@@ -120,8 +114,8 @@ def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
     if len(sources) != len(targets):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({sources} dims) should "
                            f"contain the same number of dims as destination ({targets} dims)")
-    sources = [_normalize_dim(_int(d, "movedim", "source"), a.ndim) for d in sources]
-    targets = [_normalize_dim(_int(d, "movedim", "destination"), a.ndim) for d in targets]
+    sources = [_normalize_dim(int_argument(d, "movedim", "source"), a.ndim) for d in sources]
+    targets = [_normalize_dim(int_argument(d, "movedim", "destination"), a.ndim) for d in targets]
     for name, dims in (("source", sources), ("destination", targets)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
@@ -162,7 +156,7 @@ class Flip(Function):
 
 def _dims(dims: Any, a: Tensor, function: str) -> tuple:
     dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
-    axes = tuple(_normalize_dim(_int(d, function, "dims"), a.ndim) for d in dims)
+    axes = tuple(_normalize_dim(int_argument(d, function, "dims"), a.ndim) for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"dim {axes[0] if len(axes) == 2 else list(axes)} appears multiple times in the "
                            f"list of dims")
@@ -195,7 +189,7 @@ class Roll(Function):
 def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """``a`` shifted cyclically along ``dims``; without ``dims``, the flattened ``a`` shifted and reshaped."""
     shifts = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
-    shifts = tuple(_int(s, "roll", "shifts") for s in shifts)
+    shifts = tuple(int_argument(s, "roll", "shifts") for s in shifts)
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
@@ -205,7 +199,7 @@ def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     if a.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    axes = tuple(_normalize_dim(_int(d, "roll", "dims"), a.ndim) for d in dims)
+    axes = tuple(_normalize_dim(int_argument(d, "roll", "dims"), a.ndim) for d in dims)
     return Roll.apply(a, shifts, axes)
 
 
@@ -264,13 +258,13 @@ def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,
             raise NotImplementedError("repeat_interleave with a tensor of per-element repeats is not "
                                       "implemented in minigrad; give an int")
         repeats = repeats.item()
-    repeats = _int(repeats, "repeat_interleave", "repeats")
+    repeats = int_argument(repeats, "repeat_interleave", "repeats")
     if repeats < 0:
         raise RuntimeError(f"Repeats must be non-negative (got {repeats})")
     if dim is None:
         a, axis = shape_ops.flatten(a), 0
     else:
-        axis = _normalize_dim(_int(dim, "repeat_interleave", "dim"), a.ndim)
+        axis = _normalize_dim(int_argument(dim, "repeat_interleave", "dim"), a.ndim)
         if a.ndim == 0:
             a = shape_ops.reshape(a, 1)
     out = RepeatInterleave.apply(a, repeats, axis)
@@ -305,7 +299,7 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor):
         raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not "
                         f"{type(index).__name__}")
-    axis = _normalize_dim(_int(dim, "index_select", "dim"), a.ndim)
+    axis = _normalize_dim(int_argument(dim, "index_select", "dim"), a.ndim)
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector (got index of shape "
                          f"{list(index.shape)})")
@@ -399,14 +393,14 @@ def tril(a: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (j - i <= diagonal) of the last two dims; the rest zero."""
     if a.ndim < 2:
         raise RuntimeError(f"tril: input tensor must have at least 2 dimensions (got shape {list(a.shape)})")
-    return Triangle.apply(a, _int(diagonal, "tril", "diagonal"), True)
+    return Triangle.apply(a, int_argument(diagonal, "tril", "diagonal"), True)
 
 
 def triu(a: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (j - i >= diagonal) of the last two dims; the rest zero."""
     if a.ndim < 2:
         raise RuntimeError(f"triu: input tensor must have at least 2 dimensions (got shape {list(a.shape)})")
-    return Triangle.apply(a, _int(diagonal, "triu", "diagonal"), False)
+    return Triangle.apply(a, int_argument(diagonal, "triu", "diagonal"), False)
 
 
 def _diagonal_key(xp: Any, shape: tuple, k: int) -> tuple:
@@ -447,7 +441,7 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
     """A vector to a square matrix with it on diagonal ``diagonal``; a matrix to that diagonal (a copy)."""
     if a.ndim not in (1, 2):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
-    return Diag.apply(a, _int(diagonal, "diag", "diagonal"))
+    return Diag.apply(a, int_argument(diagonal, "diag", "diagonal"))
 
 
 # --- joins ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import operator
 from typing import Any
 
 from minigrad import dtypes as _dtypes
+from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._util import TORCH_TYPE_NAMES, array_of, mark_view, product, reduction_axes, wrap, xp_of
@@ -135,9 +136,7 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     """Insert a size-1 dimension at ``dim`` (in ``[-ndim-1, ndim]``)."""
-    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
-        raise TypeError(f"unsqueeze(): argument 'dim' must be int, not {type(dim).__name__}")
-    axis = _normalize_dim(operator.index(dim), a.ndim + 1)
+    axis = _normalize_dim(int_argument(dim, "unsqueeze", "dim"), a.ndim + 1)
     shape = a.shape
     return reshape(a, shape[:axis] + (1,) + shape[axis:])
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._util import ieee_results, wrap, xp_of
@@ -70,9 +71,7 @@ def _softmax_axis(a: Tensor, dim: Any, name: str, stacklevel: int) -> int:
         warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
                       "Change the call to include dim=X as an argument.", stacklevel=stacklevel)
         dim = 0 if a.ndim in (0, 1, 3) else 1
-    if isinstance(dim, bool) or not isinstance(dim, int) and not hasattr(dim, "__index__"):
-        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
-    return _normalize_dim(int(dim), max(a.ndim, 1))
+    return _normalize_dim(int_argument(dim, name, "dim", position=1), max(a.ndim, 1))
 
 
 def _floating(a: Tensor, dtype: Any) -> Tensor:

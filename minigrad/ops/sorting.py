@@ -11,6 +11,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad import return_types
+from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops._util import wrap, xp_of
 from minigrad.ops.scatter import _grid_key
@@ -65,9 +66,7 @@ class Select(Function):
 
 
 def _dim(a: Tensor, dim: Any, function: str) -> int:
-    if isinstance(dim, bool) or not hasattr(dim, "__index__"):
-        raise TypeError(f"{function}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return _normalize_dim(int(dim), a.ndim)
+    return _normalize_dim(int_argument(dim, function, "dim"), a.ndim)
 
 
 def _check_stable(stable: Any, function: str) -> None:
@@ -96,9 +95,7 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
     """Named tuple (values, indices) of the ``k`` largest (or smallest) entries of each line along ``dim``,
     in order (``sorted=False`` allows any order; they come sorted)."""
-    if isinstance(k, bool) or not hasattr(k, "__index__"):
-        raise TypeError(f"topk(): argument 'k' (position 1) must be int, not {type(k).__name__}")
-    k = int(k)
+    k = int_argument(k, "topk", "k", position=1)
     axis = _dim(a, dim, "topk")
     size = a.shape[axis] if a.ndim else 1
     if not 0 <= k <= size:
