@@ -18,7 +18,7 @@ import numpy
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import int_argument
-from minigrad.random import Generator, default_generator
+from minigrad.random import Generator, generator_argument
 from minigrad.tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange",
@@ -295,22 +295,12 @@ def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, de
     target = _dtype(dtype, draw)
     if not target.is_floating_point:
         raise NotImplementedError(f"{draw} is not implemented for {target.name}")
-    rng = _generator(generator, draw).rng
+    rng = generator_argument(generator, draw).rng
     if draw == "rand":
         host = rng.random(shape, dtype=numpy.float64).astype(target.numpy)
     else:
         host = rng.standard_normal(shape, dtype=numpy.float64).astype(target.numpy)
     return _finish(host, device, requires_grad, draw)
-
-
-def _generator(generator: Any, function: str) -> Generator:
-    """``generator``, or the default one when None; anything else is PyTorch's TypeError."""
-    if generator is None:
-        return default_generator
-    if not isinstance(generator, Generator):
-        raise TypeError(f"{function}(): argument 'generator' must be torch.Generator, not "
-                        f"{type(generator).__name__}")
-    return generator
 
 
 def rand(*shape: Any, size: Any = None, generator: Generator | None = None, dtype: Any = None,
@@ -341,7 +331,7 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     target = _dtype(dtype, "randint", _dtypes.int64)
-    rng = _generator(generator, "randint").rng
+    rng = generator_argument(generator, "randint").rng
     host = rng.integers(low, high, size=_size((_size_tuple(size, "randint"),)))
     return _finish(host.astype(target.numpy), device, requires_grad, "randint")
 
@@ -350,8 +340,8 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, d
     """A random permutation of ``0 .. n-1``."""
     _size((int_argument(n, "randperm", "n"),))  # raises for a negative n
     target = _dtype(dtype, "randperm", _dtypes.int64)
-    return _finish(((generator or default_generator).rng.permutation(n)).astype(target.numpy), device, False,
-                   "randperm")
+    order = generator_argument(generator, "randperm").rng.permutation(n)
+    return _finish(order.astype(target.numpy), device, False, "randperm")
 
 
 def _like(other: Tensor, dtype: Any, device: Any) -> tuple:

@@ -13,7 +13,7 @@ import numpy
 from minigrad.backend import Device
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state"]
+           "get_rng_state", "set_rng_state", "generator_argument"]
 
 
 class Generator:
@@ -59,6 +59,16 @@ class Generator:
 
 
 default_generator = Generator()
+
+
+def generator_argument(generator: Any, function: str) -> Generator:
+    """``generator=``: a Generator, or the default one when None; anything else is PyTorch's TypeError."""
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{function}(): argument 'generator' must be torch.Generator, not "
+                        f"{type(generator).__name__}")
+    return generator
 
 
 def manual_seed(seed: int) -> Generator:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy
 
 from minigrad.backend import from_host
-from minigrad.data.sampler import generator_rng
+from minigrad.random import generator_argument
 from minigrad.tensor import Tensor
 
 __all__ = ["ConcatDataset", "Dataset", "SampleBatch", "Subset", "TensorDataset", "random_split"]
@@ -176,7 +176,7 @@ def _split_lengths(lengths: Sequence[int | float], total: int) -> list[int]:
 
 def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = None) -> list[Subset]:
     """Split ``dataset`` into non-overlapping random :class:`Subset` s of the given lengths or fractions."""
-    rng = generator_rng(generator)
+    rng = generator_argument(generator, "randperm").rng
     sizes = _split_lengths(lengths, len(dataset))
     order = rng.permutation(sum(sizes)).tolist()
     starts = numpy.cumsum([0, *sizes]).tolist()

@@ -5,20 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from minigrad.random import Generator, default_generator
+from minigrad.random import generator_argument
 
-__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
-           "generator_rng"]
-
-
-def generator_rng(generator: Any) -> Any:
-    """The NumPy random generator behind ``generator`` (a ``minigrad.Generator``; None: the global one)."""
-    if generator is None:
-        return default_generator.rng
-    if not isinstance(generator, Generator):  # PyTorch's randperm refuses it with a TypeError
-        raise TypeError(f"generator must be a minigrad.Generator, but got {type(generator).__name__} "
-                        f"({generator!r})")
-    return generator.rng
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
 
 
 class Sampler:
@@ -65,7 +54,7 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        rng = generator_rng(self.generator)
+        rng = generator_argument(self.generator, "randperm").rng
         n = len(self.data_source)
         if self.replacement:
             yield from rng.integers(0, n, size=self.num_samples).tolist()
@@ -86,7 +75,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        rng = generator_rng(self.generator)
+        rng = generator_argument(self.generator, "randperm").rng
         for position in rng.permutation(len(self.indices)).tolist():
             yield self.indices[position]
 
