@@ -5,11 +5,10 @@ The batch keeps the samples' structure and stacks their leaves along a new first
     [(x0, y0), (x1, y1)]          ->  [stack([x0, x1]), tensor([y0, y1])]
     [{'a': a0}, {'a': a1}]        ->  {'a': stack([a0, a1])}
 
-Tensors are stacked; NumPy arrays with one ``numpy.stack``; Python numbers as PyTorch's
-``torch.tensor(batch)`` types them: a batch that starts with a float is float64, one that starts
-with an int or bool is bool (all bools), the default float dtype (any float) or int64; strings
-stay as they came. A tuple sample gives a list of
-fields, as in PyTorch.
+Tensors are stacked; NumPy arrays with one ``numpy.stack``; strings stay as they came; a
+tuple sample gives a list of fields, as in PyTorch. Python numbers become one tensor, typed as
+PyTorch types them: float64 when the first number is a float; otherwise bool when all are
+bools, the default float dtype when any is a float, else int64.
 """
 
 from __future__ import annotations

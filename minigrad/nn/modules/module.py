@@ -386,10 +386,8 @@ class Module:
         ``num_batches_tracked`` keep theirs).
         """
         device, dtype, _ = read_to_overload(args, dict(kwargs))
-        if dtype is not None:
-            if not dtype.is_floating_point:
-                raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
-                                f"dtype={dtype}")
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 
         def convert(t: Tensor) -> Tensor:
             return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
