@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy
 
-__all__ = ["int_argument"]
+__all__ = ["bool_argument", "int_argument"]
 
 
 def int_argument(value: Any, function: str, name: str, position: int | None = None) -> int:
@@ -21,3 +21,11 @@ def int_argument(value: Any, function: str, name: str, position: int | None = No
         where = "" if position is None else f" (position {position})"
         raise TypeError(f"{function}(): argument '{name}'{where} must be int, not {type(value).__name__}")
     return operator.index(value)
+
+
+def bool_argument(value: Any, function: str, name: str, position: int | None = None) -> bool:
+    """``value`` as a bool (Python's or NumPy's); 0, 1, None, a string ... is PyTorch's TypeError."""
+    if not isinstance(value, (bool, numpy.bool_)):
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{function}(): argument '{name}'{where} must be bool, not {type(value).__name__}")
+    return bool(value)

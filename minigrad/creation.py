@@ -17,7 +17,7 @@ import numpy
 
 from minigrad import backend
 from minigrad import dtypes as _dtypes
-from minigrad._arguments import int_argument
+from minigrad._arguments import bool_argument, int_argument
 from minigrad.random import Generator, generator_argument
 from minigrad.tensor import Tensor
 
@@ -57,12 +57,7 @@ def _size_tuple(size: Any, function: str | None) -> tuple:
 
 def _requires_grad_flag(requires_grad: Any, function: str) -> bool:
     """``requires_grad=`` must be a Python bool (None means False), as PyTorch's factories demand."""
-    if requires_grad is None:
-        return False
-    if not isinstance(requires_grad, bool):
-        raise TypeError(f"{function}(): argument 'requires_grad' must be bool, not "
-                        f"{type(requires_grad).__name__}")
-    return requires_grad
+    return False if requires_grad is None else bool_argument(requires_grad, function, "requires_grad")
 
 
 def _dtype(dtype: Any, function: str, default: _dtypes.dtype | None = None) -> _dtypes.dtype:

@@ -20,6 +20,7 @@ import numpy
 
 from minigrad import backend
 from minigrad import dtypes as _dtypes
+from minigrad._arguments import bool_argument
 
 __all__ = ["Tensor", "Size", "numpy_keywords"]
 
@@ -234,9 +235,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place; on a computed tensor only ``True`` (already so) is allowed."""
-        if not isinstance(requires_grad, bool):
-            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
-                            f"{type(requires_grad).__name__}")
+        requires_grad = bool_argument(requires_grad, "requires_grad_", "requires_grad", position=1)
         if requires_grad and self._grad_fn is not None:
             return self
         self.requires_grad = requires_grad

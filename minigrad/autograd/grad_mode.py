@@ -7,6 +7,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from minigrad._arguments import bool_argument
+
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
 
 
@@ -82,10 +84,7 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     """``set_grad_enabled(False)`` works as a call, a context manager or a decorator."""
 
     def __init__(self, mode: bool):
-        if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' (position 1) must be bool, not "
-                            f"{type(mode).__name__}")
-        self.mode = mode
+        self.mode = bool_argument(mode, "set_grad_enabled", "mode", position=1)
         self._previous = _GradMode.enabled
         _GradMode.enabled = self.mode
 

@@ -21,9 +21,7 @@ import numbers
 import warnings
 from typing import Any
 
-import numpy
-
-from minigrad._arguments import int_argument
+from minigrad._arguments import bool_argument, int_argument
 from minigrad.nn import grad  # noqa: F401  (``F.grad.conv2d_input``, as ``torch.nn.functional.grad``)
 from minigrad.ops import conv as _conv
 from minigrad.ops import distance as _distance
@@ -38,7 +36,7 @@ from minigrad.ops import pool1d as _pool1d
 from minigrad.ops import scatter as _scatter
 from minigrad.ops import shape as _shape
 from minigrad.ops import softmax as _softmax
-from minigrad.ops._util import not_implemented_for
+from minigrad.ops._util import check_tensor_arguments, not_implemented_for
 from minigrad.ops.conv import conv1d as _conv1d
 from minigrad.tensor import Tensor
 
@@ -50,22 +48,6 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "lea
            "dropout2d", "l1_loss", "smooth_l1_loss", "huber_loss",
            "softmin", "normalize", "cosine_similarity", "pairwise_distance", "kl_div",
            "embedding", "conv1d", "max_pool1d", "avg_pool1d"]
-
-
-def _check_tensors(function: str, arguments: dict[str, Any], optional: tuple[str, ...] = ()) -> None:
-    """PyTorch's argument parser: each argument (listed in signature order) must be a Tensor, or None
-    when it is ``optional``; anything else is a TypeError naming the argument, its position and type."""
-    for position, (name, value) in enumerate(arguments.items(), start=1):
-        if not isinstance(value, Tensor) and not (value is None and name in optional):
-            raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
-                            f"{type(value).__name__}")
-
-
-def _check_flag(function: str, name: str, position: int, value: Any) -> None:
-    """A bool argument (``training``): PyTorch refuses 0, 1, None and strings with a TypeError."""
-    if not isinstance(value, (bool, numpy.bool_)):
-        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be bool, not "
-                        f"{type(value).__name__}")
 
 
 def _check_float(function: str, name: str, position: int, value: Any) -> None:
@@ -80,7 +62,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
     As in PyTorch, a weight vector (in_features,) without bias gives y = input @ weight, shape (*).
     """
-    _check_tensors("linear", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
+    check_tensor_arguments("linear", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
     if weight.ndim == 1 and bias is None:
         return _linear.linear(input, weight.unsqueeze(0)).squeeze(-1)
     return _linear.linear(input, weight, bias)
@@ -92,42 +74,42 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 
     ``algorithm``: ``'im2col'``, ``'rot180'``, ``'naive'``, or None for the current default.
     """
-    _check_tensors("conv2d", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
+    check_tensor_arguments("conv2d", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
     return _conv.conv2d(input, weight, bias, stride, padding, dilation, groups, algorithm=algorithm)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each window; ``stride`` defaults to ``kernel_size``."""
-    _check_tensors("max_pool2d", {"input": input})
+    check_tensor_arguments("max_pool2d", {"input": input})
     return _pool.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window; ``stride`` defaults to ``kernel_size``."""
-    _check_tensors("avg_pool2d", {"input": input})
+    check_tensor_arguments("avg_pool2d", {"input": input})
     return _pool.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override)
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C·kh·kw, L), one column per sliding block."""
-    _check_tensors("im2col", {"input": input})
+    check_tensor_arguments("im2col", {"input": input})
     return _conv.unfold(input, kernel_size, dilation, padding, stride)
 
 
 def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
          stride: Any = 1) -> Tensor:
     """col2im: (N, C·kh·kw, L) -> (N, C, H, W), overlapping blocks summed."""
-    _check_tensors("col2im", {"input": input})
+    check_tensor_arguments("col2im", {"input": input})
     return _conv.fold(input, output_size, kernel_size, dilation, padding, stride)
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad with ``value`` ('constant'), or 'reflect', 'replicate', 'circular' copies of the input's edges;
     ``pad`` lists (before, after) widths starting from the last dimension (negative widths crop)."""
-    _check_tensors("pad", {"input": input})
+    check_tensor_arguments("pad", {"input": input})
     if not isinstance(pad, (tuple, list)):
         raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
     if not isinstance(mode, str):
@@ -145,7 +127,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)."""
-    _check_tensors("relu", {"input": input})
+    check_tensor_arguments("relu", {"input": input})
     return input.relu_() if inplace else _elementwise.relu(input)
 
 
@@ -204,8 +186,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero elements with probability ``p`` and scale the rest by 1/(1 − p); identity unless ``training``."""
-    _check_tensors("dropout", {"input": input})
-    _check_flag("dropout", "train", 3, training)
+    check_tensor_arguments("dropout", {"input": input})
+    bool_argument(training, "dropout", "train", position=3)
     return _dropout.dropout(input, p, training, inplace)
 
 
@@ -224,7 +206,7 @@ def _check_batch_norm(input: Tensor, running_mean: Tensor | None, running_var: T
     ≥ 0 otherwise), a float ``momentum``, and one floating dtype for the input and the per-channel tensors
     (a float16 input may use float32 ones)."""
     vectors = {"weight": weight, "bias": bias, "running_mean": running_mean, "running_var": running_var}
-    _check_tensors("batch_norm", {"input": input, **vectors}, optional=tuple(vectors))
+    check_tensor_arguments("batch_norm", {"input": input, **vectors}, optional=tuple(vectors))
     if input.ndim < 2:  # PyTorch reads size(1): out of range in training, a mismatch in evaluation
         if training:
             raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got 1): "
@@ -264,8 +246,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """−log softmax(input)[target] for logits (N, C, *) and int64 class indices (N, *) (or probabilities)."""
-    _check_tensors("cross_entropy_loss", {"input": input, "target": target, "weight": weight},
-                   optional=("weight",))
+    check_tensor_arguments("cross_entropy_loss", {"input": input, "target": target, "weight": weight},
+                           optional=("weight",))
     int_argument(ignore_index, "cross_entropy_loss", "ignore_index", position=5)
     _check_float("cross_entropy_loss", "label_smoothing", 6, label_smoothing)
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -275,7 +257,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
              ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """−input[target] for log-probabilities (N, C, *) and int64 class indices (N, *)."""
-    _check_tensors("nll_loss_nd", {"input": input, "target": target, "weight": weight}, optional=("weight",))
+    check_tensor_arguments("nll_loss_nd", {"input": input, "target": target, "weight": weight},
+                           optional=("weight",))
     int_argument(ignore_index, "nll_loss_nd", "ignore_index", position=5)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _loss.nll_loss(input, target, weight, ignore_index, reduction)
@@ -341,7 +324,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     """Normalise each sample over its last ``len(normalized_shape)`` dimensions, then γ·x̂ + β."""
-    _check_tensors("layer_norm", {"input": input})
+    check_tensor_arguments("layer_norm", {"input": input})
     return _normalization.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
@@ -367,8 +350,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (input[n, c]) with probability ``p``, scale the rest by 1/(1 − p)."""
-    _check_tensors("feature_dropout", {"input": input})
-    _check_flag("feature_dropout", "train", 3, training)
+    check_tensor_arguments("feature_dropout", {"input": input})
+    bool_argument(training, "feature_dropout", "train", position=3)
     return _dropout.dropout2d(input, p, training, inplace)
 
 
@@ -409,19 +392,19 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 
     Computed as ``conv2d`` of height 1, so ``algorithm`` ('im2col', 'rot180', 'naive') applies.
     """
-    _check_tensors("conv1d", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
+    check_tensor_arguments("conv1d", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
     return _conv1d.conv1d(input, weight, bias, stride, padding, dilation, groups, algorithm=algorithm)
 
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each window along L of (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``."""
-    _check_tensors("max_pool1d", {"input": input})
+    check_tensor_arguments("max_pool1d", {"input": input})
     return _pool1d.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """The mean of each window along L of (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``."""
-    _check_tensors("avg_pool1d", {"input": input})
+    check_tensor_arguments("avg_pool1d", {"input": input})
     return _pool1d.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)

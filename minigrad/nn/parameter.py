@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minigrad._arguments import bool_argument
 from minigrad.tensor import Tensor
 
 __all__ = ["Parameter"]
@@ -22,9 +23,8 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):  # PyTorch calls data.detach(): an AttributeError
             raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach' (nn.Parameter "
                                  f"expects a Tensor as data, but got {type(data).__name__})")
-        if not isinstance(requires_grad, bool):
-            raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
-                            f"{type(requires_grad).__name__} (nn.Parameter's requires_grad)")
+        # PyTorch checks it in the call that makes the Parameter, under that call's names
+        requires_grad = bool_argument(requires_grad, "_make_subclass", "require_grad", position=3)
         super().__init__(data.array, requires_grad=requires_grad)
 
     def __repr__(self) -> str:

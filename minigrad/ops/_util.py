@@ -118,6 +118,15 @@ def _compose(first: Callable, then: Callable) -> Callable:
     return lambda array: then(first(array))
 
 
+def check_tensor_arguments(function: str, arguments: dict[str, Any], optional: tuple[str, ...] = ()) -> None:
+    """PyTorch's argument parser: each argument (listed in signature order) must be a Tensor, or None
+    when it is ``optional``; anything else is a TypeError naming the argument, its position and type."""
+    for position, (name, value) in enumerate(arguments.items(), start=1):
+        if not isinstance(value, Tensor) and not (value is None and name in optional):
+            raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
 def check_broadcast(*operands: Any) -> None:
     """Raise PyTorch's RuntimeError if the Tensor operands' shapes do not broadcast together."""
     check_broadcast_shapes(*(tuple(o.shape) for o in operands if isinstance(o, Tensor)))

@@ -15,6 +15,7 @@ from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
     as_operand,
     check_broadcast_shapes,
+    check_tensor_arguments,
     first_tensor,
     not_implemented_for,
     wrap,
@@ -110,7 +111,7 @@ class Bmm(MatMul):  # PyTorch's node: BmmBackward0
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
     """The inner product of two 1-D tensors of one size and one dtype."""
-    _tensor_arguments(("input", a), ("tensor", b), name="dot")
+    check_tensor_arguments("dot", {"input": a, "tensor": b})
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape[0] != b.shape[0]:
@@ -127,7 +128,7 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
     """out[i, j] = a[i] · b[j], as PyTorch computes it (a column times a row, broadcast)."""
-    _tensor_arguments(("input", a), ("vec2", b), name="outer")
+    check_tensor_arguments("outer", {"input": a, "vec2": b})
     for argument, t in (("self", a), ("vec2", b)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {argument}, but got {t.ndim}-D")
@@ -136,7 +137,7 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
 
 def bmm(a: Tensor, b: Tensor) -> Tensor:
     """Batched matrix product of (b, n, m) and (b, m, p) tensors (no broadcasting, as in PyTorch)."""
-    _tensor_arguments(("input", a), ("mat2", b), name="bmm")
+    check_tensor_arguments("bmm", {"input": a, "mat2": b})
     for argument, t in (("batch1", a), ("batch2", b)):
         if t.ndim != 3:
             raise RuntimeError(f"{argument} must be a 3D tensor")
@@ -178,7 +179,7 @@ class Addmm(Function):
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
     """β·input + α·(mat1 @ mat2), with ``input`` broadcast to the product's (n, p) shape."""
-    _tensor_arguments(("input", input), ("mat1", mat1), ("mat2", mat2), name="addmm")
+    check_tensor_arguments("addmm", {"input": input, "mat1": mat1, "mat2": mat2})
     for argument, t in (("mat1", mat1), ("mat2", mat2)):
         if t.ndim != 2:
             raise RuntimeError(f"{argument} must be a matrix, got {t.ndim}-D tensor")
@@ -295,15 +296,9 @@ def einsum(equation: str, *operands: Any) -> Tensor:
                         f"{type(equation).__name__}")
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
-    _tensor_arguments(*((f"operands[{k}]", t) for k, t in enumerate(operands)), name="einsum")
+    check_tensor_arguments("einsum", {f"operands[{k}]": t for k, t in enumerate(operands)})
     for t in operands[1:]:
         _check_same_dtype(operands[0], t, "einsum")
     return Einsum.apply(_explicit_equation(equation, operands), *operands)
 
 
-def _tensor_arguments(*arguments: tuple, name: str) -> None:
-    """PyTorch's TypeError when an argument that must be a Tensor is not."""
-    for position, (argument, value) in enumerate(arguments, start=1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, not "
-                            f"{type(value).__name__}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad import return_types
-from minigrad._arguments import int_argument
+from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops._util import wrap, xp_of
 from minigrad.ops.scatter import _grid_key
@@ -70,8 +70,8 @@ def _dim(a: Tensor, dim: Any, function: str) -> int:
 
 
 def _check_stable(stable: Any, function: str) -> None:
-    if stable is not None and not isinstance(stable, bool):
-        raise TypeError(f"{function}(): argument 'stable' must be bool, not {type(stable).__name__}")
+    if stable is not None:
+        bool_argument(stable, function, "stable")
 
 
 def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Any:
