@@ -49,3 +49,14 @@ __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend"
            "set_default_dtype", "promote_types", "result_type", "Generator", "manual_seed", "seed",
            "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "return_types", "save", "load",
            "nn", "optim"]
+
+# Course surface found by the survey in docs/compatibility.md; names left out on purpose raise
+# NotImplementedError (minigrad/_unsupported.py) instead of AttributeError.
+from minigrad import sampling, xpu  # noqa: E402
+from minigrad.sampling import bernoulli, normal  # noqa: E402
+from minigrad.dtypes import finfo, iinfo  # noqa: E402
+from minigrad._unsupported import module_getattr as _module_getattr  # noqa: E402
+
+from math import e, inf, nan, pi  # noqa: E402  (torch.inf, torch.pi ...)
+__all__ += ["xpu", "normal", "bernoulli", "finfo", "iinfo", "inf", "nan", "pi", "e"]
+__getattr__ = _module_getattr("minigrad")

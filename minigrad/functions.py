@@ -225,6 +225,11 @@ isclose = comparison.isclose
 isnan = comparison.isnan
 isfinite = comparison.isfinite
 logical_not = comparison.logical_not
+logical_and = _on_tensor(comparison.logical_and)
+logical_or = _on_tensor(comparison.logical_or)
+logical_xor = _on_tensor(comparison.logical_xor)
+mv = _writing_out(_on_tensor(linalg.mv))
+index_add = _on_tensor(_scatter_ops.index_add)
 nonzero = comparison.nonzero
 
 
@@ -254,6 +259,10 @@ def numel(a: Tensor) -> int:
 
 def is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 (PyTorch's name)
+    return _on_tensor(Tensor.is_floating_point)(input)
 
 
 # Every function defined or named here; not the modules and helpers imported to write them.

@@ -915,6 +915,35 @@ class Tensor:
     def outer(self, vec2: Tensor) -> Tensor:
         return linalg.outer(self, vec2)
 
+    def mv(self, vec: Tensor) -> Tensor:
+        return linalg.mv(self, vec)
+
+    def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        """A copy with ``alpha * source`` added at ``index`` along ``dim`` (repeated indices add up)."""
+        return scatter_ops.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        return scatter_ops.index_add_(self, dim, index, source, alpha=alpha)
+
+    def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
+        """0/1 samples, 1 with probability ``self`` (or ``p``), element by element."""
+        return sampling.bernoulli(self, p, generator=generator)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        return sampling.bernoulli_(self, p, generator=generator)
+
+    def logical_not(self) -> Tensor:
+        return comparison.logical_not(self)
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        return comparison.logical_and(self, other)
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        return comparison.logical_or(self, other)
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        return comparison.logical_xor(self, other)
+
     def bmm(self, mat2: Tensor) -> Tensor:
         return linalg.bmm(self, mat2)
 
@@ -1152,3 +1181,4 @@ from minigrad.ops import shape as shape_ops  # noqa: E402
 from minigrad.ops import scatter as scatter_ops  # noqa: E402
 from minigrad.ops import selection, sorting  # noqa: E402
 from minigrad import creation  # noqa: E402
+from minigrad import sampling  # noqa: E402

@@ -223,6 +223,51 @@ def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return inplace.apply(input, "scatter_add_", lambda t: _scatter(t, dim, index, src, None, add=True), src)
 
 
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``alpha * source[..., i, ...]`` added at ``index[i]`` along ``dim``;
+    repeated indices add up (``dC.index_add_(0, ix, demb)`` accumulates embedding gradients).
+
+    It is :func:`scatter_add` with ``index`` spread over ``source``'s other dimensions, so it is
+    differentiated as that is: dinput = dout, dsource = alpha · dout.index_select(dim, index).
+    """
+    _check_index_type("index_add", index)
+    _check_src_type("index_add", source)
+    dim = _dim_of("index_add", input, dim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, got shape {list(index.shape)}")
+    _check_index_dtype("index_add_", index)
+    if source.ndim != input.ndim and not (source.ndim == 0 and input.ndim <= 1):
+        raise IndexError(f"index_add_(): source has {source.ndim} dimensions and self has {input.ndim}: "
+                         f"they must have the same number")
+    source = source.reshape([1] * input.ndim) if source.ndim != input.ndim else source
+    count = index.reshape(-1).shape[0]
+    if source.shape[dim] != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({count}) should be equal to "
+                           f"source.size(dim): ({source.shape[dim]}), for dim: {dim}")
+    for d in range(input.ndim):
+        if d != dim and source.shape[d] != input.shape[d]:
+            raise RuntimeError(f"index_add_(): source shape {list(source.shape)} must match self's shape "
+                               f"{list(input.shape)} in every dimension but {dim}")
+    if count:
+        positions = index.array.reshape(-1)
+        low, high = int(positions.min()), int(positions.max())
+        bad = low if low < -input.shape[dim] else high if high >= input.shape[dim] else None
+        if bad is not None:
+            raise IndexError(f"index_add_(): index {bad} is out of bounds for dimension {dim} with size "
+                             f"{input.shape[dim]}")
+    spread = [1] * input.ndim
+    spread[dim] = count
+    spread_index = index.reshape(spread).expand(*source.shape)
+    spread_index = spread_index % input.shape[dim] if count and low < 0 else spread_index
+    scaled = source if alpha == 1 else source * alpha
+    return scatter_add(input, dim, spread_index, scaled)
+
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """In-place :func:`index_add`, recorded as the other in-place ops are."""
+    return inplace.apply(input, "index_add_", lambda t: index_add(t, dim, index, source, alpha=alpha), source)
+
+
 def _scatter(a: Tensor, dim: int, index: Tensor, src: Tensor | None, value: Any, add: bool = False) -> Tensor:
     """Checks in PyTorch's order, then Scatter (or ScatterAdd) on ``a``."""
     dim = _dim_of("scatter", a, dim)

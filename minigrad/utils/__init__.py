@@ -3,3 +3,7 @@
 from minigrad.utils import data
 
 __all__ = ["data"]
+
+from minigrad._unsupported import module_getattr  # noqa: E402
+
+__getattr__ = module_getattr("minigrad.utils")  # NotImplementedError for names left out on purpose
