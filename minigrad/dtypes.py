@@ -187,7 +187,7 @@ class finfo:  # noqa: N801 (PyTorch's name)
         self.bits = info.bits
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0 ** -info.precision  # as PyTorch: exact in float64, not rounded to the dtype
 
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, eps={self.eps}, "

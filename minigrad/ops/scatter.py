@@ -234,31 +234,32 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     _check_src_type("index_add", source)
     dim = _dim_of("index_add", input, dim)
     if index.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, got shape {list(index.shape)}")
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+                         f"size: {list(index.shape)}")
     _check_index_dtype("index_add_", index)
-    if source.ndim != input.ndim and not (source.ndim == 0 and input.ndim <= 1):
-        raise IndexError(f"index_add_(): source has {source.ndim} dimensions and self has {input.ndim}: "
-                         f"they must have the same number")
-    source = source.reshape([1] * input.ndim) if source.ndim != input.ndim else source
-    count = index.reshape(-1).shape[0]
-    if source.shape[dim] != count:
+    count = index.numel()
+    along = source.shape[dim] if source.ndim > dim else 1
+    if along != count:
         raise RuntimeError(f"index_add_(): Number of indices ({count}) should be equal to "
-                           f"source.size(dim): ({source.shape[dim]}), for dim: {dim}")
-    for d in range(input.ndim):
-        if d != dim and source.shape[d] != input.shape[d]:
-            raise RuntimeError(f"index_add_(): source shape {list(source.shape)} must match self's shape "
-                               f"{list(input.shape)} in every dimension but {dim}")
+                           f"source.size(dim): ({along}), for dim: {dim}")
+    others_differ = any(source.shape[d] != input.shape[d] for d in range(input.ndim) if d != dim)
+    if source.ndim != input.ndim or others_differ:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified "
+                           f"dimension. Got self.shape = {list(input.shape)} source.shape = "
+                           f"{list(source.shape)}")
     if count:
         positions = index.array.reshape(-1)
         low, high = int(positions.min()), int(positions.max())
-        bad = low if low < -input.shape[dim] else high if high >= input.shape[dim] else None
-        if bad is not None:
-            raise IndexError(f"index_add_(): index {bad} is out of bounds for dimension {dim} with size "
-                             f"{input.shape[dim]}")
+        if low < 0 or high >= input.shape[dim]:
+            bad = low if low < 0 else high
+            message = f"index {bad} is out of bounds for dimension {dim} with size {input.shape[dim]}"
+            # PyTorch's 1-D kernel reports it as an indexing error, the others as a RuntimeError
+            if input.ndim == 1:
+                raise IndexError(f"index out of range in self: {message}")
+            raise RuntimeError(message)
     spread = [1] * input.ndim
     spread[dim] = count
     spread_index = index.reshape(spread).expand(*source.shape)
-    spread_index = spread_index % input.shape[dim] if count and low < 0 else spread_index
     scaled = source if alpha == 1 else source * alpha
     return scatter_add(input, dim, spread_index, scaled)
 
