@@ -29,3 +29,12 @@ def manual_seed(seed: int) -> None:
 def manual_seed_all(seed: int) -> None:
     """As :func:`manual_seed`, for all GPUs: changes nothing (see there)."""
     int(seed)
+
+
+def synchronize(device: object = None) -> None:
+    """Wait for the GPU to finish its queued work (``torch.cuda.synchronize()``); as PyTorch on
+    a machine without a GPU, an error when there is none."""
+    if not is_available():
+        raise RuntimeError("torch.cuda.synchronize(): no CUDA GPU is available (minigrad uses one through "
+                           "CuPy)")
+    backend.array_module_for(backend.CUDA).cuda.Device().synchronize()

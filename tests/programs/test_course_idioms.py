@@ -234,6 +234,40 @@ m.nn.Dropout(p=0.2)(m.ones(8))
 m.bernoulli(m.full((4,), 0.5))
 """
 
+# Statements from the surveyed programs, each leaving its result in ``r``; compared as printed.
+STATEMENTS = [
+    "a = m.ones(5); b = a.numpy(); a.add_(1); r = b.tolist()",
+    "a = np.ones(5); b = m.from_numpy(a); np.add(a, 1, out=a); r = b.tolist()",
+    "r = ('x', 'y', 'z')[m.tensor(1)]",
+    "c = [0., 0.]; c[m.tensor(1)] += 1; r = c",
+    "r = '{:+.2f} x^{}'.format(m.tensor([1.5, 2.0]).view(-1)[0], 1)",
+    "r = f'{m.tensor(0.25):.4f}'",
+    "r = '%.3f' % m.tensor(0.5)",
+    "t = m.ones(4, 4); t[:, 1] = 0; r = t.tolist()",
+    "x = m.zeros(6, dtype=m.long); ix = m.tensor([3, 4]); x[1:1+len(ix)] = ix; x[len(ix)+1:] = -1; r = x.tolist()",
+    "l = m.arange(6.).view(2, 3); v, _ = m.topk(l, 2); l[l < v[:, [-1]]] = -float('Inf'); r = l.tolist()",
+    "x = m.arange(6.).view(2, 3); x_ = x.clone(); x_[:, :2] *= 0.0; x_[range(2), m.tensor([2, 0])] = x.max(); "
+    "r = x_.tolist()",
+    "r = sum([m.tensor(1.), m.tensor(2.)]).item()",
+    "r = (sum(m.tensor(float(i)) for i in range(3)) / 3).item()",
+    "vec = m.zeros(3); vec[1] += 1; r = vec.view(1, -1).tolist()",
+    "total = m.Tensor([0]); total += m.tensor([2.]).data; r = total.tolist()",
+    "losses = m.zeros(3); losses[1] = 2.5; r = losses.mean().item()",
+    "q, k, v = m.arange(24.).view(1, 2, 12).split(4, dim=2); r = [q.shape, k.shape, v.shape]",
+    "r = [yi.item() for yi in m.arange(3.)]",
+    "r = [int(i) for i in m.tensor([2, 0])]",
+    "r = np.array(m.tensor([1, 2]).clone()).tolist()",
+    "x = m.ones(3, requires_grad=True); y = x * 2\nwhile y.data.norm() < 100:\n    y = y * 2\n"
+    "y.backward(m.tensor([0.1, 1.0, 0.0001])); r = x.grad.tolist()",
+    "w = m.ones(4, 3) / math.sqrt(4); w.requires_grad_(); b = m.zeros(3, requires_grad=True)\n"
+    "(m.ones(2, 4) @ w + b).sum().backward()\nwith m.no_grad():\n    w -= w.grad * 0.5\n    w.grad.zero_()\n"
+    "r = [w.tolist(), w.grad.tolist()]",
+    "x = m.arange(6.).view(2, 3); r = (x - x.exp().sum(-1).log().unsqueeze(-1)).tolist()",
+    "r = m.cuda.is_available() & (m.device('cpu').index is None)",
+    "model = m.nn.Sequential(m.nn.Linear(2, 3)); r = [list(p[:2].shape) for _, p in model.named_parameters()]",
+    "r = str(m.nn.Sequential(m.nn.Linear(2, 3), m.nn.ReLU(), m.nn.Conv2d(1, 6, 5), m.nn.MaxPool2d(2, 2)))",
+]
+
 
 def _cases(block: str) -> list[str]:
     return [line for line in block.strip().splitlines() if line.strip()]
@@ -277,3 +311,14 @@ def test_idiom_gives_pytorchs_values(expression):
 def test_random_idiom_gives_pytorchs_shape_and_dtype(expression):
     torch = require_torch()
     _assert_same(_evaluate(expression, minigrad), _evaluate(expression, torch), expression, values=False)
+
+
+@pytest.mark.parametrize("statements", STATEMENTS)
+def test_statement_gives_what_pytorch_gives(statements):
+    torch = require_torch()
+    results = []
+    for library in (minigrad, torch):
+        namespace = {"m": library, "np": np, "math": math}
+        exec(statements, namespace)  # noqa: S102 (our own table of idioms)
+        results.append(str(namespace["r"]))
+    assert results[0].replace("minigrad", "torch") == results[1]
