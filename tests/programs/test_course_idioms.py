@@ -244,10 +244,11 @@ STATEMENTS = [
     "r = f'{m.tensor(0.25):.4f}'",
     "r = '%.3f' % m.tensor(0.5)",
     "t = m.ones(4, 4); t[:, 1] = 0; r = t.tolist()",
-    "x = m.zeros(6, dtype=m.long); ix = m.tensor([3, 4]); x[1:1+len(ix)] = ix; x[len(ix)+1:] = -1; r = x.tolist()",
+    "x = m.zeros(6, dtype=m.long); ix = m.tensor([3, 4]); x[1:1+len(ix)] = ix; x[len(ix)+1:] = -1; "
+    "r = x.tolist()",
     "l = m.arange(6.).view(2, 3); v, _ = m.topk(l, 2); l[l < v[:, [-1]]] = -float('Inf'); r = l.tolist()",
-    "x = m.arange(6.).view(2, 3); x_ = x.clone(); x_[:, :2] *= 0.0; x_[range(2), m.tensor([2, 0])] = x.max(); "
-    "r = x_.tolist()",
+    "x = m.arange(6.).view(2, 3); x_ = x.clone(); x_[:, :2] *= 0.0; "
+    "x_[range(2), m.tensor([2, 0])] = x.max(); r = x_.tolist()",
     "r = sum([m.tensor(1.), m.tensor(2.)]).item()",
     "r = (sum(m.tensor(float(i)) for i in range(3)) / 3).item()",
     "vec = m.zeros(3); vec[1] += 1; r = vec.view(1, -1).tolist()",
@@ -264,7 +265,8 @@ STATEMENTS = [
     "r = [w.tolist(), w.grad.tolist()]",
     "x = m.arange(6.).view(2, 3); r = (x - x.exp().sum(-1).log().unsqueeze(-1)).tolist()",
     "r = m.cuda.is_available() & (m.device('cpu').index is None)",
-    "model = m.nn.Sequential(m.nn.Linear(2, 3)); r = [list(p[:2].shape) for _, p in model.named_parameters()]",
+    "model = m.nn.Sequential(m.nn.Linear(2, 3)); "
+    "r = [list(p[:2].shape) for _, p in model.named_parameters()]",
     "r = str(m.nn.Sequential(m.nn.Linear(2, 3), m.nn.ReLU(), m.nn.Conv2d(1, 6, 5), m.nn.MaxPool2d(2, 2)))",
 ]
 
