@@ -267,6 +267,22 @@ STATEMENTS = [
     "r = m.cuda.is_available() & (m.device('cpu').index is None)",
     "model = m.nn.Sequential(m.nn.Linear(2, 3)); "
     "r = [list(p[:2].shape) for _, p in model.named_parameters()]",
+    "@m.no_grad()\ndef double(x):\n    return x * 2\nr = double(m.ones(2, requires_grad=True)).requires_grad",
+    "@m.inference_mode()\ndef double(x):\n    return x * 2\n"
+    "r = double(m.ones(2, requires_grad=True)).requires_grad",
+    "opt = m.optim.SGD(m.nn.Linear(2, 2).parameters(), lr=0.1)\n"
+    "sched = m.optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 4], gamma=0.5)\nr = []\n"
+    "for _ in range(6):\n    opt.step(); sched.step(); r.append(round(sched.get_last_lr()[0], 12))",
+    "opt = m.optim.Adam(m.nn.Linear(2, 2).parameters(), lr=0.1)\n"
+    "sched = m.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5)\nr = []\n"
+    "for _ in range(6):\n    opt.step(); sched.step(); r.append(round(opt.param_groups[0]['lr'], 12))",
+    "opt = m.optim.SGD(m.nn.Linear(2, 2).parameters(), lr=0.1, momentum=0.9)\n"
+    "sched = m.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=8)\nr = []\n"
+    "for _ in range(7):\n    opt.step(); sched.step(); r.append(round(sched.get_last_lr()[0], 10))",
+    "opt = m.optim.SGD(m.nn.Linear(2, 2).parameters(), lr=0.1)\n"
+    "sched = m.optim.lr_scheduler.ReduceLROnPlateau(opt, 'min', patience=1)\nr = []\n"
+    "for loss in [1.0, 0.9, 0.95, 0.97, 0.99]:\n"
+    "    sched.step(loss); r.append(round(opt.param_groups[0]['lr'], 12))",
     "r = str(m.nn.Sequential(m.nn.Linear(2, 3), m.nn.ReLU(), m.nn.Conv2d(1, 6, 5), m.nn.MaxPool2d(2, 2)))",
 ]
 
