@@ -207,6 +207,10 @@ m.ones(2, 3) @ m.ones(3)
 [x.tolist() for x in m.arange(6.).view(2, 3)]
 f"{m.tensor(0.123456).item():.4f}"
 len(m.ones(3, 2))
+m.arange(24.).view(2, 3, 4).var((0, 1), keepdim=True)
+m.tensor([1., 2., 3., 4.]).view(-1, 2).mean(1)
+(m.arange(6.).std() / (m.arange(6.) + 1).std()).log10().item()
+m.arange(24.).view(2, 6, 2).view(2, 6 // 2, 2 * 2)
 """
 
 RANDOM = r"""
