@@ -1,8 +1,5 @@
-"""Two students start from one model: ``copy.deepcopy`` it, train the copy, and the original —
-and its optimiser state — stays as it was.
-
-Needs ``copy.deepcopy`` of tensors and modules (minigrad: engineer tensorapi's branch).
-"""
+"""Two students start from one model: ``copy.deepcopy`` it, train the copy, and the original
+stays as it was; the optimiser's state is deep-copied too (``Tensor.__deepcopy__`` at work)."""
 
 import copy
 
