@@ -287,6 +287,9 @@ STATEMENTS = [
     "sched = m.optim.lr_scheduler.ReduceLROnPlateau(opt, 'min', patience=1)\nr = []\n"
     "for loss in [1.0, 0.9, 0.95, 0.97, 0.99]:\n"
     "    sched.step(loss); r.append(round(opt.param_groups[0]['lr'], 12))",
+    "r = (m.tensor([[1., 2.], [3., 0.]]).argmax(1) == m.tensor([1, 1])).type(m.float).sum().item()",
+    "r = ['T-shirt', 'Trouser'][m.tensor([[0.1, 0.9]])[0].argmax(0)]",
+    "loss = m.tensor(0.123456).item(); r = f'loss: {loss:>7f}  [{64:>5d}/{60000:>5d}]'",
     "r = str(m.nn.Sequential(m.nn.Linear(2, 3), m.nn.ReLU(), m.nn.Conv2d(1, 6, 5), m.nn.MaxPool2d(2, 2)))",
 ]
 
