@@ -129,12 +129,12 @@ def _fetch_into(file: IO[bytes], url: str, md5: str, limits: _Limits, check: Str
                   file=sys.stderr, disable=not progress, leave=False) as bar:
             while chunk := _read(response, received, limits.timeout):
                 received += len(chunk)
-                _check_pace(received, time.monotonic() - start, limits)
-                if check is not None:
+                if check is not None:  # first: "not gzip" says more than "too large"
                     try:
                         check.update(chunk)
                     except ValueError as error:
                         raise DownloadError(f"wrong content after {received} bytes: {error}") from error
+                _check_pace(received, time.monotonic() - start, limits)
                 digest.update(chunk)
                 file.write(chunk)
                 bar.update(len(chunk))
