@@ -85,7 +85,11 @@ def read_object(archive: zipfile.ZipFile, map_location: Any, name: str) -> Any:
     """The object stored in ``archive`` (a minigrad file called ``name``), after all three checks."""
     _check_directory(archive)
     reader = _Reader(archive, map_location, name)
-    obj = reader.decode(read_header(archive, name)["object"])
+    header = read_header(archive, name)
+    try:
+        obj = reader.decode(header["object"])
+    except RecursionError as error:
+        raise CorruptEntryError(HEADER, "the object is nested too deeply to rebuild") from error
     unused = sorted(reader.entries - reader.used - {HEADER})
     if unused:
         raise CorruptEntryError(unused[0], "the entry is not referenced by minigrad.json (mg.save writes "
@@ -125,6 +129,8 @@ def read_header(archive: zipfile.ZipFile, name: str) -> dict:
         header = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except CorruptEntryError:
         raise
+    except RecursionError as error:
+        raise CorruptEntryError(HEADER, "the JSON is nested too deeply to read") from error
     except READ_ERRORS as error:
         raise CorruptEntryError(HEADER, f"{type(error).__name__}: {error}") from error
     if not isinstance(header, dict) or header.get("format") != FORMAT or "object" not in header:

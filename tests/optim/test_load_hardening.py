@@ -268,3 +268,12 @@ def test_a_big_endian_tensor_entry_loads_as_native(tmp_path):
     (tmp_path / "be.mg").write_bytes(archive_bytes(tensor_node(), {ENTRY: data}))
     loaded = mg.load(tmp_path / "be.mg")
     assert loaded.array.dtype.isnative and loaded.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("depth", [600, 5000])
+def test_absurdly_deep_nesting_is_refused_naming_the_header(depth, tmp_path):
+    text = '{"type": "list", "items": [' * depth + '{"type": "none"}' + "]}" * depth
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("minigrad.json", '{"format": "minigrad", "version": 1, "object": ' + text + "}")
+    refused(tmp_path, buffer.getvalue(), "minigrad.json", "nested too deeply")
