@@ -274,8 +274,9 @@ class _Expected:
         self.dtype, self.shape, self.native = dtype, shape, native
 
     def check(self, entry: str, dtype: numpy.dtype, shape: tuple[int, ...]) -> None:
-        found = dtype.newbyteorder("=") if self.native else dtype  # a tensor from the other byte order
-        if (found if self.native else found.str) != self.dtype:
+        # A tensor's dtype may come in either byte order; an array's dtype.str names its own.
+        found = dtype.newbyteorder("=") if self.native else dtype.str
+        if found != self.dtype:
             raise CorruptEntryError(entry, f"its .npy header says dtype {dtype.str}, minigrad.json says "
                                            f"{self.dtype}")
         if shape != self.shape:

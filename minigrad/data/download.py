@@ -22,6 +22,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -106,9 +107,12 @@ def download_verified(urls: Sequence[str], destination: str | os.PathLike, md5: 
     raise RuntimeError(f"could not download {destination.name}; tried:\n{tried}")
 
 
+@dataclass(frozen=True)
 class _Limits:
-    def __init__(self, timeout: float, deadline: float, min_rate: float, max_bytes: int | None):
-        self.timeout, self.deadline, self.min_rate, self.max_bytes = timeout, deadline, min_rate, max_bytes
+    timeout: float  # seconds one read may wait
+    deadline: float  # seconds the whole transfer may take
+    min_rate: float  # bytes per second, averaged once the transfer has run `timeout` seconds
+    max_bytes: int | None  # the largest body accepted
 
 
 def _fetch_into(file: IO[bytes], url: str, md5: str, limits: _Limits, check: StreamCheck | None,
