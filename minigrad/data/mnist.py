@@ -113,7 +113,9 @@ class MNIST(Dataset):
     images as a uint8 array (N, 28, 28) and ``.labels`` the labels as an int64 array (N,).
 
     The mirrors and checksums are the class attributes ``mirrors`` and ``files``, so a
-    subclass can point elsewhere.
+    subclass can point elsewhere. Each download from a mirror is bounded by the class
+    attributes ``timeout`` (seconds without data), ``deadline`` (seconds in all) and
+    ``min_rate`` (bytes per second); a failed mirror is reported before the next is tried.
     """
 
     mirrors: Sequence[str] = MIRRORS
