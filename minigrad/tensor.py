@@ -1039,6 +1039,18 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
         return sorting.topk(self, k, dim, largest, sorted)
 
+    # --- sampling and counting (minigrad.ops.sampling / histogram) ------------------------------
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+        return sampling.multinomial(self, num_samples, replacement, generator=generator)
+
+    def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+        return histogram_ops.histc(self, bins, min, max)
+
+    def histogram(self, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+                  density: bool = False) -> Any:
+        return histogram_ops.histogram(self, bins, range=range, weight=weight, density=density)
+
     # --- new tensors with this one's dtype and device (unless given) ---------------------------
 
     def _new_options(self, dtype: Any, device: Any, requires_grad: bool) -> dict:
@@ -1151,4 +1163,6 @@ from minigrad.ops import (arithmetic, comparison, conversion, elementwise, index
 from minigrad.ops import shape as shape_ops  # noqa: E402
 from minigrad.ops import scatter as scatter_ops  # noqa: E402
 from minigrad.ops import selection, sorting  # noqa: E402
+from minigrad.ops import histogram as histogram_ops  # noqa: E402
+from minigrad.ops import sampling  # noqa: E402
 from minigrad import creation  # noqa: E402
