@@ -8,7 +8,7 @@ in the project's SPEC. This file only re-exports the public names.
 from minigrad._version import __version__
 from minigrad import _memory
 from minigrad.tensor import Size, Tensor
-from minigrad import accelerator, autograd, backend, cuda, dtypes
+from minigrad import accelerator, autograd, backend, backends, cuda, dtypes
 from minigrad.autograd import (
     enable_grad,
     inference_mode,
@@ -39,8 +39,9 @@ long = int64
 int = int32  # noqa: A001
 short = int16
 
-__all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "cuda", "dtypes", "no_grad",
-           "enable_grad", "is_anomaly_enabled", "inference_mode", "set_grad_enabled", "is_grad_enabled",
+__all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "backends", "cuda",
+           "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled", "inference_mode", "set_grad_enabled",
+           "is_grad_enabled",
            "device", "Device", "set_backend",
            "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
            "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",

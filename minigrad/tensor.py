@@ -10,6 +10,7 @@ backward live side by side.
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 import weakref
@@ -412,18 +413,46 @@ class Tensor:
     def __reduce_ex__(self, protocol: int) -> Any:
         raise TypeError("minigrad tensors are not pickled; use mg.save(obj, path) / mg.load(path)")
 
+    def __copy__(self) -> Tensor:
+        """``copy.copy(t)``: a new leaf on the same data (a change to one shows in the other), with
+        ``t``'s ``requires_grad``, class and attributes but no ``.grad``, as PyTorch's."""
+        out = type(self).__new__(type(self))
+        Tensor.__init__(out, self._array, requires_grad=self._requires_grad or self._grad_fn is not None)
+        out.__dict__.update(self.__dict__)
+        return out
+
     def __deepcopy__(self, memo: dict) -> Tensor:
+        """``copy.deepcopy(t)``: new data, and a deep copy of ``.grad`` and of the attributes.
+
+        Only leaves can be copied so (a computed tensor's graph cannot), as in PyTorch. Views copied
+        in one ``deepcopy`` share the copy of their base's data, as they shared the original's.
+        """
         if self._grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
                                "the deepcopy protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
         out = type(self).__new__(type(self))
-        Tensor.__init__(out, self._array.copy(), requires_grad=self._requires_grad)
-        for key, value in getattr(self, "__dict__", {}).items():
-            out.__dict__[key] = value
-        if self._grad is not None:
-            out._grad = Tensor(self._grad._array.copy())
+        Tensor.__init__(out, self._copied_array(memo), requires_grad=self._requires_grad)
         memo[id(self)] = out
+        if self._view is not None:  # keep it a view of the copied base (one storage, one version counter)
+            mark_view(out, memo[id(self._view.base)], self._view.fn)
+        elif self._base is not None and self._array is self._base._array:  # a detached alias
+            out._base = memo[id(self._base)]
+        for key, value in self.__dict__.items():
+            out.__dict__[key] = copy.deepcopy(value, memo)
+        if self._grad is not None:
+            out._grad = copy.deepcopy(self._grad, memo)
         return out
+
+    def _copied_array(self, memo: dict) -> Any:
+        """This tensor's data for a deep copy: computed from the copy of the tensor it is a view of,
+        when it is one (so the copies share memory as the originals do), else a copy of its own."""
+        if self._view is not None:
+            return self._view.fn(copy.deepcopy(self._view.base, memo)._array)
+        if self._base is not None and self._array is self._base._array:
+            return copy.deepcopy(self._base, memo)._array
+        return self._array.copy()
 
     # --- devices and dtypes -------------------------------------------------------------
 
@@ -1166,3 +1195,4 @@ from minigrad.ops import selection, sorting  # noqa: E402
 from minigrad.ops import histogram as histogram_ops  # noqa: E402
 from minigrad.ops import sampling  # noqa: E402
 from minigrad import creation  # noqa: E402
+from minigrad.ops._util import mark_view  # noqa: E402
