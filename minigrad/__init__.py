@@ -17,7 +17,7 @@ from minigrad.autograd import (
     no_grad,
     set_grad_enabled,
 )
-from minigrad.backend import Device, device, set_backend
+from minigrad.backend import Device, device, get_default_device, set_backend, set_default_device
 from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                                randperm, tensor, zeros, zeros_like)
@@ -42,7 +42,7 @@ short = int16
 __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "backends", "cuda",
            "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled", "inference_mode", "set_grad_enabled",
            "is_grad_enabled",
-           "device", "Device", "set_backend",
+           "device", "Device", "set_backend", "set_default_device", "get_default_device",
            "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
            "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
            "rand_like", "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32",

@@ -10,6 +10,7 @@ from _torch import require_torch
 
 import minigrad as mg
 import minigrad.nn as nn
+from minigrad import backend
 
 from .helpers import assert_misuse_raises_like_torch, to_numpy
 
@@ -172,3 +173,80 @@ def test_backend_flags_are_settable_and_refuse_non_bools_like_pytorch():
         with pytest.raises(AttributeError, match="Unknown attribute"):
             lib.backends.cuda.matmul.allow_everything = True
     assert cudnn.benchmark is False
+
+
+# --- the default device -----------------------------------------------------------------------
+
+def test_get_default_device_starts_on_the_cpu_as_pytorch():
+    torch = require_torch()
+    mg.set_default_device(None)
+    assert mg.get_default_device() == mg.device("cpu")
+    assert repr(mg.get_default_device()) == repr(torch.get_default_device())
+
+
+def test_set_default_device_and_set_backend_are_one_setting(cuda_standin):
+    try:
+        mg.set_backend("cupy")
+        assert mg.get_default_device() == mg.device("cuda", 0) and backend.default_device() == "cuda"
+        mg.set_default_device("cpu")
+        assert backend.default_device() == "cpu" and mg.zeros(1).device == "cpu"
+        mg.set_default_device("cuda")
+        assert mg.zeros(1).device == "cuda" and mg.tensor([1.0]).device == "cuda"
+        assert repr(mg.get_default_device()) == "device(type='cuda', index=0)"
+        mg.set_default_device(None)
+        assert mg.get_default_device() == "cpu"
+    finally:
+        mg.set_default_device(None)
+
+
+def test_device_as_a_context_manager_sets_the_default_for_factories_and_layers(cuda_standin):
+    mg.set_default_device("cpu")
+    try:
+        with mg.device("cuda") as chosen:
+            assert chosen == mg.device("cuda")
+            made = [mg.zeros(2), mg.ones(2, 2), mg.tensor([1, 2]), mg.arange(3), mg.randn(2), mg.rand(1),
+                    mg.full((2,), 3.0), mg.eye(2), mg.linspace(0, 1, 3), mg.empty(1), mg.randint(5, (2,)),
+                    mg.as_tensor(numpy.ones(2))]
+            assert all(t.device == "cuda" for t in made), [t.device for t in made]
+            layer = nn.Linear(2, 3)
+            assert layer.weight.device == "cuda" and layer.bias.device == "cuda"
+            assert mg.zeros(1, device="cpu").device == "cpu"  # an explicit device= wins
+            assert mg.from_numpy(numpy.ones(1)).device == "cpu"  # NumPy memory stays where it is
+            with mg.device("cpu"):
+                assert mg.zeros(1).device == "cpu" and mg.get_default_device() == "cpu"
+            assert mg.zeros(1).device == "cuda"
+        assert mg.get_default_device() == "cpu" and mg.zeros(1).device == "cpu"
+        with pytest.raises(ValueError), mg.device("cuda"):
+            raise ValueError("leaves the block")
+        assert mg.get_default_device() == "cpu"
+    finally:
+        mg.set_default_device(None)
+
+
+def test_a_cuda_default_without_a_gpu_fails_when_a_tensor_is_made_as_pytorch(device):
+    if device.type == "cuda":
+        pytest.skip("here 'cuda' is usable (the stand-in)")
+    torch = require_torch()
+    for lib in (torch, mg):
+        lib.set_default_device("cuda")  # accepted: nothing is allocated yet
+        try:
+            with pytest.raises(AssertionError):
+                lib.zeros(2)
+        finally:
+            lib.set_default_device(None)
+        with pytest.raises(AssertionError), lib.device("cuda"):
+            lib.ones(1)
+        assert lib.zeros(1).device.type == "cpu"
+    with pytest.raises(backend.CudaUnavailableError, match="CUDA is not available"):
+        with mg.device("cuda"):
+            mg.tensor([1.0])
+
+
+def test_set_default_device_misuse_raises_like_pytorch(device):
+    try:
+        assert_misuse_raises_like_torch(lambda m: m.set_default_device("abacus"), ["abacus"])
+        if device.type == "cpu":
+            assert_misuse_raises_like_torch(lambda m: m.set_default_device(3), ["accelerator", "3"])
+    finally:
+        mg.set_default_device(None)
+        require_torch().set_default_device(None)
