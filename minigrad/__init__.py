@@ -25,6 +25,8 @@ from minigrad.dtypes import (bool, dtype, float16, float32, float64, get_default
                              int64, promote_types, result_type, set_default_dtype, uint8)
 from minigrad.functions import *  # noqa: F403  (sum, mean, exp, cat, where, ...)
 from minigrad.functions import abs, max, min, pow, sum
+from minigrad.legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                             IntTensor, LongTensor, ShortTensor)
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
@@ -49,4 +51,5 @@ __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend"
            "int64", "uint8", "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
            "set_default_dtype", "promote_types", "result_type", "Generator", "manual_seed", "seed",
            "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "return_types", "save", "load",
-           "nn", "optim"]
+           "nn", "optim", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
+           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]

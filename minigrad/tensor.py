@@ -468,10 +468,14 @@ class Tensor:
         return conversion.to(self, device=backend.Device("cuda" if device is None else device))
 
     def type(self, dtype: Any = None) -> Any:
-        """``type()``: the legacy type name (``'minigrad.FloatTensor'``); ``type(dtype)``: a conversion."""
+        """``type()``: the legacy type name, as PyTorch's (``'torch.FloatTensor'``, which course code
+        compares strings with); ``type(dtype)``, ``type(mg.LongTensor)``, ``type('torch.LongTensor')``:
+        a conversion."""
         if dtype is None:
-            return f"minigrad.{_LEGACY_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
-        return conversion.to(self, dtype=_legacy_type(dtype))
+            device = "cuda." if self.device.type == "cuda" else ""
+            return f"torch.{device}{_LEGACY_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
+        dtype, device = _legacy_type(dtype)
+        return conversion.to(self, device=device, dtype=dtype)
 
     def float(self) -> Tensor:
         return conversion.to(self, dtype=_dtypes.float32)
@@ -1132,16 +1136,19 @@ _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "floa
                       "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
 
 
-def _legacy_type(value: Any) -> _dtypes.dtype:
-    """The dtype ``t.type(value)`` names: a dtype, or a legacy name (``'torch.FloatTensor'``); else
-    PyTorch's ValueError."""
+def _legacy_type(value: Any) -> tuple:
+    """``(dtype, device)`` that ``t.type(value)`` names: a dtype keeps the device (None); a legacy
+    type, as a class (``mg.LongTensor``) or a name (``'torch.cuda.FloatTensor'``), names its device
+    too, as in PyTorch. Anything else is PyTorch's ValueError."""
     if isinstance(value, _dtypes.dtype):
-        return value
+        return value, None
+    if isinstance(value, type) and isinstance(getattr(value, "dtype", None), _dtypes.dtype):  # mg.LongTensor
+        return value.dtype, backend.Device("cuda" if value.is_cuda else "cpu")
     if isinstance(value, str):
         prefix, _, name = value.rpartition(".")
         for dtype_name, legacy_name in _LEGACY_TYPE_NAMES.items():
-            if prefix in ("torch", "minigrad") and name == legacy_name:
-                return _dtypes.as_dtype(dtype_name)
+            if prefix in ("torch", "minigrad", "torch.cuda", "minigrad.cuda") and name == legacy_name:
+                return _dtypes.as_dtype(dtype_name), backend.Device("cuda" if "cuda" in prefix else "cpu")
     shown = value if isinstance(value, str) else getattr(value, "__qualname__", type(value).__name__)
     raise ValueError(f"invalid type: '{shown}'")
 

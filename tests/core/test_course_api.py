@@ -250,3 +250,119 @@ def test_set_default_device_misuse_raises_like_pytorch(device):
     finally:
         mg.set_default_device(None)
         require_torch().set_default_device(None)
+
+
+# --- Variable and the legacy typed constructors -----------------------------------------------
+
+LEGACY_NAMES = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+                "CharTensor", "ByteTensor", "BoolTensor"]
+
+LEGACY_CASES = {
+    "from_list": lambda m, kind: kind([1, 0, 2]),
+    "from_nested_list": lambda m, kind: kind([[1, 2], [3, 4]]),
+    "from_floats": lambda m, kind: kind([1.5, -0.0, 2.75]),
+    "from_bools": lambda m, kind: kind([True, False]),
+    "from_tuple_is_data": lambda m, kind: kind((2, 3)),
+    "from_numpy": lambda m, kind: kind(numpy.array([1.0, 2.0])),
+    "empty_list": lambda m, kind: kind([]),
+    "nothing": lambda m, kind: kind(),
+    "with_cpu_device": lambda m, kind: kind([1, 2], device="cpu"),
+}
+
+
+@pytest.mark.parametrize("case", LEGACY_CASES)
+@pytest.mark.parametrize("name", LEGACY_NAMES)
+def test_legacy_typed_constructors_make_what_pytorchs_make(name, case):
+    torch = require_torch()
+    build = LEGACY_CASES[case]
+    ours, theirs = build(mg, getattr(mg, name)), build(torch, getattr(torch, name))
+    assert type(ours) is mg.Tensor and ours.device == "cpu"
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.") and ours.shape == tuple(theirs.shape)
+    numpy.testing.assert_array_equal(to_numpy(ours), theirs.numpy())
+    assert ours.type() == theirs.type() == f"torch.{name}"
+    assert isinstance(ours, getattr(mg, name)) and isinstance(ours, mg.autograd.Variable)
+
+
+@pytest.mark.parametrize("name", LEGACY_NAMES)
+def test_legacy_constructor_from_sizes_and_isinstance_as_pytorch(name):
+    torch = require_torch()
+    ours, theirs = getattr(mg, name)(2, 3), getattr(torch, name)(2, 3)
+    assert ours.shape == tuple(theirs.shape) == (2, 3) and ours.dtype.name == str(theirs.dtype)[6:]
+    assert getattr(mg, name)(mg.Size([4])).shape == (4,)
+    for other in LEGACY_NAMES:
+        assert isinstance(ours, getattr(mg, other)) is isinstance(theirs, getattr(torch, other)), other
+    assert not issubclass(getattr(mg, name), mg.Tensor)
+    assert repr(getattr(mg, name)) == f"<class 'minigrad.{name}'>"
+
+
+def test_legacy_constructor_from_a_tensor_shares_its_data_and_graph():
+    source = mg.tensor([1.0, 2.0], requires_grad=True)
+    alias = mg.FloatTensor(source)
+    assert alias.grad_fn is not None and alias.shape == (2,)
+    alias.sum().backward()
+    assert to_numpy(source.grad).tolist() == [1.0, 1.0]
+    plain = mg.tensor([3, 4])
+    same = mg.LongTensor(plain)
+    same[0] = 9
+    assert plain[0].item() == 9
+
+
+def test_type_converts_with_a_legacy_type_or_its_name_as_pytorch(device):
+    torch = require_torch()
+    for lib in (mg, torch):
+        ones = lib.ones(2, device="cpu")
+        assert ones.type(lib.LongTensor).dtype == lib.int64
+        assert ones.type("torch.IntTensor").dtype == lib.int32
+        assert ones.type(lib.float64).type() == "torch.DoubleTensor"
+        assert ones.bool().type() == "torch.BoolTensor"
+        assert ones.type(lib.FloatTensor) is ones
+    if device.type == "cuda":  # the legacy names say where the tensor is; a legacy type moves it
+        on_gpu = mg.ones(2)
+        assert on_gpu.type() == "torch.cuda.FloatTensor" and on_gpu.long().type() == "torch.cuda.LongTensor"
+        assert on_gpu.type(mg.DoubleTensor).device == "cpu" and on_gpu.type(mg.float64).device == "cuda"
+        assert mg.ones(2, device="cpu").type("torch.cuda.LongTensor").device == "cuda"
+
+
+LEGACY_MISUSE = {
+    "cuda_device": (lambda m: m.FloatTensor([1.0], device="cuda"), ["cpu", "cuda"]),
+    "other_dtype_tensor": (lambda m: m.FloatTensor(m.tensor([1, 2])), ["int64"]),
+    "float_scalar": (lambda m: m.FloatTensor(2.5), ["sequence", "float"]),
+    "string": (lambda m: m.LongTensor("ab"), ["str"]),
+    "negative_size": (lambda m: m.FloatTensor(-1), ["negative dimension -1"]),
+    "ragged": (lambda m: m.FloatTensor([[1, 2], [3]]), ["expected sequence of length 2 at dim 1 (got 1)"]),
+    "overflow_int32": (lambda m: m.IntTensor([2 ** 40]), ["int32", "overflow"]),
+    "overflow_uint8": (lambda m: m.ByteTensor([1, 300]), ["uint8", "overflow"]),
+    "size_and_float": (lambda m: m.FloatTensor(2, 3.0), ["float"]),
+    "variable_of_a_list": (lambda m: m.autograd.Variable([1, 2]),
+                           ["Variable data has to be a tensor", "list"]),
+    "variable_of_ints_requiring_grad": (lambda m: m.autograd.Variable(m.tensor([1, 2]), requires_grad=True),
+                                        ["floating point"]),
+}
+
+
+@pytest.mark.parametrize("name", LEGACY_MISUSE)
+def test_legacy_misuse_raises_like_pytorch(name):
+    misuse, pieces = LEGACY_MISUSE[name]
+    assert_misuse_raises_like_torch(misuse, pieces)
+
+
+def test_variable_returns_a_leaf_tensor_on_the_same_data_as_pytorch():
+    torch = require_torch()
+    from minigrad.autograd import Variable
+
+    for lib, make in ((mg, Variable), (torch, torch.autograd.Variable)):
+        data = lib.ones(2)
+        wrapped = make(data, requires_grad=True)
+        assert type(wrapped) is lib.Tensor and wrapped is not data
+        assert wrapped.requires_grad and wrapped.is_leaf and not data.requires_grad
+        (wrapped * 3).sum().backward()
+        assert wrapped.grad.tolist() == [3.0, 3.0]
+        with lib.no_grad():
+            wrapped.mul_(2)
+        assert data.tolist() == [2.0, 2.0], f"{lib.__name__}: Variable does not share the data"
+        computed = lib.ones(2, requires_grad=True) * 2
+        cut = make(computed)
+        assert cut.grad_fn is None and not cut.requires_grad
+        assert make().shape == (0,) and isinstance(data, make) and not isinstance(3, make)
+        with pytest.warns(UserWarning, match="volatile"):
+            make(data, volatile=True)
