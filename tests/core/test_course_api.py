@@ -366,3 +366,59 @@ def test_variable_returns_a_leaf_tensor_on_the_same_data_as_pytorch():
         assert make().shape == (0,) and isinstance(data, make) and not isinstance(3, make)
         with pytest.warns(UserWarning, match="volatile"):
             make(data, volatile=True)
+
+
+# --- repr: rows, summaries and suffixes laid out as PyTorch's --------------------------------------
+
+def _repr_examples() -> list:
+    """(array, dtype, autograd) triples: rows of every length around the 80-column limits, matrices,
+    higher dimensions, summarised tensors, wide and tiny ranges, NaN/inf, -0., ints and bools."""
+    rng = numpy.random.default_rng(13)
+    examples = []
+    for n in [*range(1, 31), 47, 64, 100]:
+        for scale in (1.0, 1000.0, 1e-3, 1e6):
+            examples.append((rng.standard_normal(n) * scale, "float32", "leaf"))
+            examples.append((numpy.round(rng.standard_normal(n) * scale), "float64", "grad_fn"))
+    for rows in (1, 2, 5):
+        for columns in range(5, 14):
+            examples.append((rng.standard_normal((rows, columns)) * 10, "float64", "leaf"))
+            examples.append((rng.standard_normal((rows, columns)), "float32", "grad_fn"))
+    for shape in [(2, 3, 4), (2, 2, 2, 2), (2000,), (40, 40), (3, 500), (11, 11, 11)]:
+        examples.append((rng.standard_normal(shape), "float32", "plain"))
+        examples.append((rng.standard_normal(shape) * 1e9, "float64", "leaf"))
+        examples.append((numpy.round(rng.standard_normal(shape) * 100), "int64", "plain"))
+        examples.append((rng.standard_normal(shape) > 0, "bool", "plain"))
+    special = numpy.array([numpy.nan, numpy.inf, -numpy.inf, -0.0, 0.0, 1.5, -2.0])
+    examples += [(special, "float32", "leaf"), (-numpy.zeros(3), "float32", "plain"),
+                 (numpy.zeros((2, 0)), "float64", "leaf"), (numpy.array(3.25), "float32", "leaf"),
+                 (numpy.array([1e-9, 1.0]), "float16", "plain"), (numpy.arange(30), "int32", "plain")]
+    return examples
+
+
+def test_repr_matches_pytorch_character_for_character():
+    torch = require_torch()
+    examples = _repr_examples()
+    assert len(examples) > 340
+    wrapped = 0
+    for values, dtype, autograd in examples:
+        reprs = []
+        for lib in (mg, torch):
+            kwargs = {"device": "cpu"} if lib is mg else {}
+            t = lib.tensor(values, dtype=getattr(lib, dtype), **kwargs)
+            if autograd != "plain":
+                t.requires_grad_()
+            reprs.append(repr(t * 2 if autograd == "grad_fn" else t))
+        ours, theirs = reprs
+        assert ours == theirs.replace("torch.", "minigrad."), f"\n{ours}\n---\n{theirs}"
+        wrapped += theirs.splitlines()[-1].lstrip().startswith(("requires_grad=", "dtype=", "grad_fn="))
+    assert wrapped > 20, f"only {wrapped} examples put a suffix on a line of its own"
+
+
+def test_repr_moves_a_suffix_that_does_not_fit_to_a_new_line():
+    rows = mg.arange(20.0, device="cpu").reshape(2, 10).requires_grad_()
+    assert repr(rows) == ("tensor([[ 0.,  1.,  2.,  3.,  4.,  5.,  6.,  7.,  8.,  9.],\n"
+                          "        [10., 11., 12., 13., 14., 15., 16., 17., 18., 19.]],\n"
+                          "       requires_grad=True)")
+    assert repr(rows.double() * 2).endswith("]],\n       dtype=minigrad.float64, grad_fn=<MulBackward0>)")
+    short = mg.tensor([1.0, 2.0], device="cpu", requires_grad=True)
+    assert repr(short) == "tensor([1., 2.], requires_grad=True)"
