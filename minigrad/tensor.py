@@ -418,7 +418,7 @@ class Tensor:
         ``t``'s ``requires_grad``, class and attributes but no ``.grad``, as PyTorch's."""
         out = type(self).__new__(type(self))
         Tensor.__init__(out, self._array, requires_grad=self._requires_grad or self._grad_fn is not None)
-        out.__dict__.update(self.__dict__)
+        out.__dict__.update(self._user_attributes())
         return out
 
     def __deepcopy__(self, memo: dict) -> Tensor:
@@ -432,27 +432,29 @@ class Tensor:
                                "the deepcopy protocol at the moment.")
         if id(self) in memo:
             return memo[id(self)]
+        base = self._view.base if self._view is not None else self._base
+        if base is not None and (id(base) in memo or base._grad_fn is None):
+            # keep sharing memory: the copy is made from the copy of the base (one storage, one version)
+            base_copy = copy.deepcopy(base, memo)
+            array = self._view.fn(base_copy._array) if self._view is not None else base_copy._array
+        else:
+            base_copy, array = None, self._array.copy()
         out = type(self).__new__(type(self))
-        Tensor.__init__(out, self._copied_array(memo), requires_grad=self._requires_grad)
+        Tensor.__init__(out, array, requires_grad=self._requires_grad)
         memo[id(self)] = out
-        if self._view is not None:  # keep it a view of the copied base (one storage, one version counter)
-            mark_view(out, memo[id(self._view.base)], self._view.fn)
-        elif self._base is not None and self._array is self._base._array:  # a detached alias
-            out._base = memo[id(self._base)]
-        for key, value in self.__dict__.items():
+        if base_copy is not None and self._view is not None:
+            mark_view(out, base_copy, self._view.fn)
+        elif base_copy is not None:
+            out._base = base_copy if base_copy._base is None else base_copy._base
+        for key, value in self._user_attributes().items():
             out.__dict__[key] = copy.deepcopy(value, memo)
         if self._grad is not None:
             out._grad = copy.deepcopy(self._grad, memo)
         return out
 
-    def _copied_array(self, memo: dict) -> Any:
-        """This tensor's data for a deep copy: computed from the copy of the tensor it is a view of,
-        when it is one (so the copies share memory as the originals do), else a copy of its own."""
-        if self._view is not None:
-            return self._view.fn(copy.deepcopy(self._view.base, memo)._array)
-        if self._base is not None and self._array is self._base._array:
-            return copy.deepcopy(self._base, memo)._array
-        return self._array.copy()
+    def _user_attributes(self) -> dict:
+        """The attributes set on this tensor (``t.name = ...``, a Parameter's), not its view record."""
+        return {key: value for key, value in self.__dict__.items() if key != "_view"}
 
     # --- devices and dtypes -------------------------------------------------------------
 

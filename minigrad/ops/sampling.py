@@ -102,5 +102,7 @@ def _without_replacement(xp: Any, weights: Any, arrivals: Any, num_samples: int)
     """The exponential race: the ``num_samples`` largest ``p_j / e_j`` in decreasing order (a stable
     sort, so ties among zero weights go by index). ``arrivals`` holds the ``e_j ~ Exp(1)``."""
     keys = weights / xp.maximum(arrivals, numpy.finfo(numpy.float64).tiny)  # e_j = 0 has odds 2**-53
+    if num_samples == 1:  # the first arrival alone (argmax takes the first of ties, as the sort)
+        return xp.argmax(keys, axis=1)[:, None].astype(xp.int64)
     order = xp.argsort(-keys, axis=1, kind="stable")
     return order[:, :num_samples].astype(xp.int64)

@@ -422,3 +422,18 @@ def test_repr_moves_a_suffix_that_does_not_fit_to_a_new_line():
     assert repr(rows.double() * 2).endswith("]],\n       dtype=minigrad.float64, grad_fn=<MulBackward0>)")
     short = mg.tensor([1.0, 2.0], device="cpu", requires_grad=True)
     assert repr(short) == "tensor([1., 2.], requires_grad=True)"
+
+
+def test_deepcopy_of_a_detached_or_no_grad_view_of_a_computed_tensor_works_as_pytorch():
+    torch = require_torch()
+    for lib in (mg, torch):
+        computed = lib.ones(4, requires_grad=True) * 2
+        detached = copy.deepcopy(computed.detach())
+        with lib.no_grad():
+            window = computed[1:3]
+        copied = copy.deepcopy(window)
+        assert detached.tolist() == [2.0] * 4 and copied.tolist() == [2.0, 2.0], lib.__name__
+        assert not detached.requires_grad and copied.grad_fn is None
+        with lib.no_grad():
+            copied[0] = 5.0
+        assert computed[1].item() == 2.0

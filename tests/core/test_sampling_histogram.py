@@ -230,3 +230,15 @@ HISTOGRAM_MISUSE = {
 def test_histogram_misuse_raises_like_pytorch(name):
     misuse, pieces = HISTOGRAM_MISUSE[name]
     assert_misuse_raises_like_torch(misuse, pieces)
+
+
+def test_multinomial_single_draws_without_replacement_follow_the_weights():
+    """One draw per row (the sampling step of a character model) is the first arrival of the race."""
+    p = numpy.array([0.5, 0.0, 0.25, 0.125, 0.125])
+    rows = 40_000
+    draws = to_numpy(mg.multinomial(mg.tensor(numpy.tile(p, (rows, 1))), 1,
+                                    generator=mg.Generator().manual_seed(5)))
+    assert draws.shape == (rows, 1)
+    counts = numpy.bincount(draws[:, 0], minlength=5)
+    assert counts[1] == 0
+    assert _chi_square(counts, rows * p) < _CHI2_9999[3]
