@@ -242,3 +242,32 @@ def test_multinomial_single_draws_without_replacement_follow_the_weights():
     counts = numpy.bincount(draws[:, 0], minlength=5)
     assert counts[1] == 0
     assert _chi_square(counts, rows * p) < _CHI2_9999[3]
+
+
+def test_histograms_of_random_data_count_as_pytorch():
+    """100 seeded cases: data on a grid (values on the edges) or not, random bins and ranges."""
+    torch = require_torch()
+    rng = numpy.random.default_rng(3)
+    for trial in range(100):
+        dtype = ("float32", "float64")[trial % 2]
+        values = rng.standard_normal(int(rng.integers(1, 300)))
+        if trial % 3 == 0:
+            values = numpy.round(values * 4) / 4
+        bins = int(rng.integers(1, 60))
+        low, high = sorted(rng.uniform(-2, 2, 2)) if trial % 4 else (0.0, 0.0)
+        ours = mg.tensor(values, dtype=getattr(mg, dtype))
+        theirs = torch.tensor(values, dtype=getattr(torch, dtype))
+        numpy.testing.assert_array_equal(to_numpy(mg.histc(ours, bins, low, high)),
+                                         torch.histc(theirs, bins, low, high).numpy(), err_msg=str(trial))
+        options = {"range": (float(low), float(high))} if low < high else {}
+        mine, reference = mg.histogram(ours, bins, **options), torch.histogram(theirs, bins, **options)
+        # PyTorch's linspace rounds by its SIMD width, so its inner edges may differ from the exact
+        # formula's in the last bits: equal to a few ulps of the largest edge, and the same counts given them
+        largest = float(reference.bin_edges.abs().max())
+        numpy.testing.assert_allclose(to_numpy(mine.bin_edges), reference.bin_edges.numpy(), rtol=0,
+                                      atol=4 * largest * numpy.finfo(dtype).eps)
+        if trial % 3:  # off the grid no value sits on an edge, so the counts agree as well
+            numpy.testing.assert_array_equal(to_numpy(mine.hist), reference.hist.numpy(), err_msg=str(trial))
+        their_edges = mg.tensor(reference.bin_edges.numpy())
+        counted = mg.histogram(ours, their_edges).hist
+        numpy.testing.assert_array_equal(to_numpy(counted), reference.hist.numpy(), err_msg=str(trial))
