@@ -134,12 +134,14 @@ def _even_edges(data: Tensor, bins: int, value_range: Sequence | None) -> Any:
         low, high = low - 0.5, high + 0.5
     xp = backend.get_array_module(data.array)
     scalar = data.array.dtype.type
+    # PyTorch's linspace, in the input's dtype: the first half counts up from ``low``, the second
+    # down from ``high``, so both ends are exact. (As Python floats the three numbers keep their
+    # value and, being weakly typed, the arrays' dtype.)
     low, high = scalar(low), scalar(high)
-    # PyTorch's linspace: the first half counts up from ``low``, the second down from ``high``,
-    # so both ends are exact
-    step = (high - low) / scalar(bins)
+    step = float((high - low) / scalar(bins))
+    low, high = float(low), float(high)
     steps = xp.arange(bins + 1, dtype=data.array.dtype)
-    return xp.where(steps < (bins + 1) // 2, low + step * steps, high - step * (bins - steps))
+    return xp.where(steps < (bins + 1) // 2, steps * step + low, high - (bins - steps) * step)
 
 
 def _edges_from_tensor(data: Tensor, bins: Tensor) -> Any:
