@@ -54,10 +54,16 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  
         raise RuntimeError(f"cannot sample n_sample > prob_dist.size(-1) samples without replacement "
                            f"(num_samples={num_samples}, categories={categories})")
     xp = backend.get_array_module(input.array)
-    weights = input.array.reshape(-1, categories).astype(xp.float64)
+    rows = input.shape[0] if input.ndim == 2 else 1
+    if categories == 0 and rows > 0:
+        raise RuntimeError(f"cannot sample from distributions with no categories (prob_dist of shape "
+                           f"{list(input.shape)})")
+    if rows == 0:
+        return Tensor(xp.zeros((0, num_samples), dtype=xp.int64))
+    weights = input.array.reshape(rows, categories).astype(xp.float64)
     _check_distributions(xp, weights)
     if replacement:
-        uniforms = backend.from_host(rng.random((weights.shape[0], num_samples)), input.device)
+        uniforms = backend.from_host(rng.random((rows, num_samples)), input.device)
         indices = _with_replacement(xp, weights, uniforms)
     else:
         arrivals = backend.from_host(rng.standard_exponential(weights.shape), input.device)

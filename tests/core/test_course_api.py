@@ -232,6 +232,8 @@ def test_a_cuda_default_without_a_gpu_fails_when_a_tensor_is_made_as_pytorch(dev
         try:
             with pytest.raises(AssertionError):
                 lib.zeros(2)
+            with pytest.raises(AssertionError):
+                lib.get_default_device()  # 'cuda:<current index>' needs a GPU to ask
         finally:
             lib.set_default_device(None)
         with pytest.raises(AssertionError), lib.device("cuda"):

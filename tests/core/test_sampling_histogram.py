@@ -79,7 +79,7 @@ def test_multinomial_falls_back_to_zero_weights_only_when_the_positive_ones_are_
 
 @pytest.mark.parametrize("shape, num_samples, replacement", [
     ((5,), 1, False), ((5,), 5, False), ((1, 7), 3, True), ((4, 2), 2, False), ((0, 3), 2, True),
-    ((3,), 10, True), ((2, 1), 1, False)])
+    ((3,), 10, True), ((2, 1), 1, False), ((0, 0), 1, True)])
 def test_multinomial_shapes_and_dtypes_match_pytorch(shape, num_samples, replacement):
     torch = require_torch()
     weights = numpy.random.default_rng(0).uniform(0.1, 1.0, shape)
@@ -126,6 +126,8 @@ MULTINOMIAL_MISUSE = {
     "bad_generator": (lambda m: m.multinomial(m.tensor([0.2, 0.8]), 1, generator=3), ["generator"]),
     "list_input": (lambda m: m.multinomial([0.2, 0.8], 1), ["input", "list"]),
     "float_out": (lambda m: m.multinomial(m.tensor([0.2, 0.8]), 1, out=m.zeros(1)), ["Float"]),
+    "no_categories": (lambda m: m.multinomial(m.ones(2, 0), 1, True), ["[2, 0]"]),
+    "no_categories_1d": (lambda m: m.multinomial(m.ones(0), 1, True), ["[0]"]),
 }
 
 
