@@ -2,8 +2,8 @@
 walking ``next_functions`` from the loss back to the leaves shows the graph; gradients land
 in ``.grad`` of the leaves, accumulate, and are zeroed; ``retain_grad`` keeps an inner one.
 
-The node names printed here are PyTorch's (``AddmmBackward0`` ...) once engineer graph's
-branch is merged; until then minigrad's names differ.
+The node names printed here are PyTorch's (``AddmmBackward0`` ...) once the autograd work of
+issue 13 is merged; until then minigrad's names differ.
 """
 
 import numpy as np

@@ -1,8 +1,5 @@
 """A character bigram model of names, counted and then learned, sampled with ``multinomial``
-(the first lecture of a "language models from scratch" course, in our own words).
-
-Needs ``torch.multinomial`` (minigrad: engineer tensorapi's branch).
-"""
+(the first lecture of a "language models from scratch" course, in our own words)."""
 
 import numpy as np
 

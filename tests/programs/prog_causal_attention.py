@@ -1,9 +1,6 @@
 """One head of masked self-attention, built up as the GPT lecture does: averaging the past with
 a ``tril`` mask and ``masked_fill(-inf)``, then learned queries and keys, then sampling the
-next token with ``softmax`` and ``multinomial``.
-
-The sampling step needs ``torch.multinomial`` (minigrad: engineer tensorapi's branch).
-"""
+next token with ``softmax`` and ``multinomial``."""
 
 import numpy as np
 

@@ -1,7 +1,7 @@
 """Looking at tensors with matplotlib, as notebooks do: a curve ``plt.plot(x, y)`` straight from
 tensors, a histogram of activations, a heat map of which units saturate.
 
-``plt.plot(tensor)`` copies its data with ``copy.copy`` (minigrad: engineer tensorapi's branch).
+``plt.plot(tensor)`` copies its data with ``copy.copy``, so a tensor must support it.
 """
 
 import matplotlib
@@ -31,11 +31,11 @@ def main(torch):
 
 
 def compare(ours, theirs):
-    np.testing.assert_allclose(ours["ydata"], np.tanh(ours["xdata"]), rtol=1e-6)
+    np.testing.assert_allclose(ours["ydata"], np.tanh(ours["xdata"]), rtol=1e-6, atol=1e-6)
     assert sum(ours["hist"]) == 40 * 30
     assert 0 < np.mean(ours["saturated"]) < 1
     if theirs is not None:
-        np.testing.assert_allclose(ours["xdata"], theirs["xdata"], rtol=1e-6)
-        np.testing.assert_allclose(ours["ydata"], theirs["ydata"], rtol=1e-6)
+        np.testing.assert_allclose(ours["xdata"], theirs["xdata"], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(ours["ydata"], theirs["ydata"], rtol=1e-6, atol=1e-6)
         assert ours["hist"] == theirs["hist"]
         assert ours["saturated"] == theirs["saturated"]

@@ -1,7 +1,7 @@
 """A custom autograd Function in PyTorch 2's form — ``forward`` without ``ctx``, then
 ``setup_context`` — checked with ``gradcheck`` and used in a small fit.
 
-Needs ``Function.setup_context`` (minigrad: engineer graph's branch).
+Needs ``Function.setup_context`` (the autograd work of issue 13).
 """
 
 import numpy as np
