@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -80,5 +81,42 @@ def test_math_is_left_for_mathjax(site: Path) -> None:
     assert "javascripts/mathjax.js" in conv
 
 
+def test_mathjax_ships_with_the_site_and_no_page_loads_a_cdn(site: Path) -> None:
+    bundle = site / "javascripts" / "vendor" / "mathjax" / "tex-mml-chtml.js"
+    assert bundle.is_file() and bundle.stat().st_size > 500_000
+    assert list((site / "javascripts" / "vendor" / "mathjax" / "output" / "chtml" / "fonts").rglob("*.woff"))
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert re.search(r'<script[^>]+src="https?://', text) is None, page
+    assert "javascripts/vendor/mathjax/tex-mml-chtml.js" in _page(site, "backprop-conv")
+
+
+def _chromium() -> str | None:
+    return next(filter(None, map(shutil.which, ["chromium", "chromium-browser", "google-chrome"])), None)
+
+
+def test_math_renders_offline_in_a_headless_browser(site: Path, tmp_path: Path) -> None:
+    """Chromium, with every host name unresolvable and a dead proxy (no network), renders the
+    conv page's formulas: MathJax replaces each formula's TeX with an ``mjx-container``."""
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("no Chromium (apt-get install chromium): the rendered-math check needs a browser")
+    page = site / "backprop-conv" / "index.html"
+    result = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--host-resolver-rules=MAP * ~NOTFOUND",
+         "--proxy-server=http://127.0.0.1:9", "--virtual-time-budget=20000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = result.stdout
+    formulas = dom.count('class="arithmatex"')
+    assert formulas > 10, dom[:2000]
+    assert dom.count("<mjx-container") >= formulas, "some formulas were left as raw TeX"
+    raw = re.findall(r'class="arithmatex">\s*\\[(\[]', dom)   # a formula still written as TeX
+    assert not raw, f"{len(raw)} formulas were not rendered"
+
+
 def test_the_griffe_extension_is_not_published(site: Path) -> None:
     assert not (site / "_griffe").exists()
+    assert not (site / "_hooks").exists()
