@@ -90,14 +90,23 @@ def sum_text(parts: list, total: Tensor | None) -> str:
 
 @dataclass(eq=False)
 class BackwardStep:
-    """What one node did in the backward pass.
+    """What one node did in the backward pass (made by :meth:`BackwardStepper.step`).
 
-    ``grad_outputs[k]`` is the gradient δ that arrived at the node's k-th output (the sum
-    over all its consumers); ``grad_inputs[i]`` is what its backward sent to its i-th input
-    (None where that input needs no gradient). ``arrivals[k]`` lists the terms of that sum
-    as ``(source, gradient)`` pairs, the source being the consumer node's label (or
-    ``'set_gradient'`` for a δ replaced by hand). For a leaf (an ``AccumulateGrad`` node),
-    ``variable`` is the leaf tensor and ``grad`` a copy of its ``.grad`` after this step.
+    Attributes:
+        index: the step's number, from 0.
+        node: the autograd node that ran.
+        name: its name, PyTorch's (``MulBackward0``).
+        input_shapes: the shape of each of the node's inputs (None where an input is not a
+            float tensor).
+        output_shapes: the shape of each of its outputs.
+        grad_outputs: the δ that arrived at each output: the sum over all its consumers.
+        grad_inputs: what its backward sent to each input (None where an input needs no
+            gradient).
+        variable: for a leaf (an ``AccumulateGrad`` node), the leaf tensor; else None.
+        variable_name: the leaf's name from ``params``, if any.
+        grad: for a leaf, a copy of its ``.grad`` after this step.
+        arrivals: for each output, the terms of its δ as ``(source, gradient)`` pairs, the
+            source being the consumer's label (``'set_gradient'`` for a δ replaced by hand).
     """
 
     index: int
@@ -192,9 +201,13 @@ def edge_metadata(root: Tensor) -> dict:
 class BackwardStepper:
     """A backward pass from ``output`` that advances one node per :meth:`step`.
 
-    ``gradient`` is δ of ``output`` (default: 1 for a one-element output), as in
-    ``output.backward(gradient, retain_graph)``. ``params`` (e.g.
-    ``dict(model.named_parameters())``) names the leaves in records and tables.
+    Args:
+        output: the tensor to differentiate (the loss), as in ``output.backward()``.
+        gradient: δ of ``output``; by default 1 for a one-element output (required otherwise).
+        retain_graph: keep the saved tensors after each node ran, so that the graph can be
+            differentiated (or drawn with its saved tensors) again.
+        params: names for the leaves in records, tables and pictures, e.g.
+            ``dict(model.named_parameters())``.
     """
 
     def __init__(self, output: Tensor, gradient: Tensor | None = None, retain_graph: bool = False,

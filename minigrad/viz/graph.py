@@ -39,9 +39,17 @@ def shape_text(shape: tuple | None) -> str:
 class GraphNode:
     """One box of the picture.
 
-    ``kind`` is ``'output'`` (the tensor drawn), ``'op'`` (a backward node),
-    ``'parameter'`` (a leaf named in ``params``) or ``'leaf'`` (any other leaf that
-    requires grad). ``node`` is the autograd node (an ``AccumulateGrad`` for a leaf).
+    Attributes:
+        index: its number, from 0 (the tensor drawn), breadth first towards the leaves.
+        kind: ``'output'`` (the tensor drawn), ``'op'`` (a backward node), ``'parameter'``
+            (a leaf named in ``params``) or ``'leaf'`` (any other leaf that requires grad).
+        label: the text on its first line: the node's name, or the leaf's.
+        shape: the shape of the tensor it produces (None when unknown).
+        node: the autograd node (an ``AccumulateGrad`` for a leaf; None for the output).
+        tensor: the tensor it stands for, when known (the output, a leaf, a named result).
+        notes: further lines: data, grad, saved tensors (``values=True``).
+        ran: a stepper has run this node.
+        next: it is the stepper's next node.
     """
 
     index: int
@@ -62,7 +70,14 @@ class GraphNode:
 
 @dataclass
 class GraphEdge:
-    """Data flows from node ``source`` into argument ``argument`` of node ``target``."""
+    """Data flows from node ``source`` into argument ``argument`` of node ``target``.
+
+    Attributes:
+        source: the producing node's index.
+        target: the consuming node's index.
+        shape: the shape of the tensor passed (None when unknown).
+        argument: which input of the target it is.
+    """
 
     source: int
     target: int
@@ -72,6 +87,13 @@ class GraphEdge:
 
 @dataclass
 class Graph:
+    """The boxes and arrows of a picture, as :func:`build_graph` made them.
+
+    Attributes:
+        nodes: the boxes, ``nodes[i].index == i``.
+        edges: the arrows.
+    """
+
     nodes: list[GraphNode] = field(default_factory=list)
     edges: list[GraphEdge] = field(default_factory=list)
 

@@ -36,8 +36,14 @@ MARGIN = 0.04
 
 @dataclass
 class Layout:
-    """``positions[i]`` is node i's (x, y) and ``sizes[i]`` its box's (width, height); ``routes[k]``
-    the points edge k passes through (its two nodes' centres included)."""
+    """Where :func:`layered_layout` put everything.
+
+    Attributes:
+        positions: node i's centre (x, y).
+        routes: the points edge k passes through, its two nodes' centres included.
+        layers: node i's layer (0: the output).
+        sizes: node i's box (width, height).
+    """
 
     positions: list[tuple[float, float]]
     routes: list[list[tuple[float, float]]]

@@ -48,7 +48,18 @@ TANH_SATURATED = 0.97
 
 @dataclass
 class LayerRecord:
-    """Per step: the layer's output statistics, and the gradient arriving at the output."""
+    """Per step: the layer's output statistics, and the gradient arriving at the output.
+
+    Attributes:
+        kind: the layer's class name (``'Tanh'``).
+        mean: the output's mean at each step.
+        std: its standard deviation.
+        saturated: the fraction of saturated units (None for a layer other than Tanh or Sigmoid).
+        grad_mean: the mean of the gradient arriving at the output.
+        grad_std: its standard deviation.
+        histogram: the latest (bin centres, densities) of the output.
+        grad_histogram: the latest of the gradient.
+    """
 
     kind: str
     mean: list = field(default_factory=list)
@@ -62,7 +73,17 @@ class LayerRecord:
 
 @dataclass
 class ParameterRecord:
-    """Per step: the gradient's statistics and the size of the update against the data."""
+    """Per step: the gradient's statistics and the size of the update against the data.
+
+    Attributes:
+        shape: the parameter's shape.
+        grad_abs_mean: the mean |gradient| at each step.
+        grad_abs_max: the largest |gradient|.
+        grad_data_ratio: std(gradient) / std(parameter).
+        update_data_ratio: std(update) / std(parameter), the update being the change that
+            each optimiser step made.
+        grad_histogram: the latest (bin centres, densities) of the gradient.
+    """
 
     shape: tuple
     grad_abs_mean: list = field(default_factory=list)
@@ -101,7 +122,14 @@ def _saturation(kind: str, array: Any, xp: Any) -> float | None:
 
 
 class Watch:
-    """Hooks on ``model``'s layers that record training statistics; see :func:`watch`."""
+    """Hooks on ``model``'s layers that record training statistics; :func:`watch` makes one.
+
+    Args:
+        model: the ``nn.Module`` to watch: every layer without sub-layers, and every
+            parameter that requires grad.
+        histogram_every: take histograms at step 1 and every this many steps after it.
+        bins: bins per histogram.
+    """
 
     def __init__(self, model: Any, histogram_every: int = 10, bins: int = 60):
         if histogram_every < 1 or bins < 1:

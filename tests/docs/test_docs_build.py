@@ -74,6 +74,25 @@ def test_api_pages_are_generated_from_the_docstrings(site: Path) -> None:
         assert re.search(r":(func|class|meth|mod|data):<code>", page) is None
 
 
+def _signature(page: str, anchor: str) -> str:
+    """The text of the signature shown under a class's heading (tags stripped)."""
+    start = page.index(f'id="{anchor}"')
+    block = page[start:page.index("</code></pre>", start)]
+    return re.sub(r"<[^>]+>", "", block)
+
+
+def test_classes_show_their_constructor_signature_and_arguments(site: Path) -> None:
+    nn_page = _page(site, "api/nn")
+    conv = _signature(nn_page, "minigrad.nn.modules.conv.Conv2d")
+    for name in ["in_channels", "out_channels", "kernel_size", "groups", "padding_mode", "algorithm"]:
+        assert name in conv, name
+    stepper = _signature(_page(site, "api/autograd"), "minigrad.autograd.stepper.BackwardStepper")
+    for name in ["output", "gradient", "retain_graph", "params"]:
+        assert name in stepper, name
+    # The Args section is rendered as a table of parameters with their descriptions.
+    assert "minigrad only: how this layer" in nn_page
+
+
 def test_math_is_left_for_mathjax(site: Path) -> None:
     conv = _page(site, "backprop-conv")
     assert 'class="arithmatex"' in conv
