@@ -1,4 +1,4 @@
-"""Every public class of nn, the stepper and viz documents its constructor: help(nn.Conv2d) lists
+"""Every public class of nn, optim, data, the stepper and viz documents its constructor: help(nn.Conv2d) lists
 in_channels ... algorithm with what each means (the API pages render the same Args sections)."""
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ MODULES = ["minigrad.nn.modules.module", "minigrad.nn.parameter", "minigrad.nn.m
            "minigrad.nn.modules.linear", "minigrad.nn.modules.conv", "minigrad.nn.modules.pooling",
            "minigrad.nn.modules.activation", "minigrad.nn.modules.batchnorm", "minigrad.nn.modules.dropout",
            "minigrad.nn.modules.flatten", "minigrad.nn.modules.loss", "minigrad.autograd.stepper",
-           "minigrad.viz.graph", "minigrad.viz.layout", "minigrad.viz.watch"]
+           "minigrad.viz.graph", "minigrad.viz.layout", "minigrad.viz.watch", "minigrad.optim.optimizer",
+           "minigrad.optim.sgd", "minigrad.optim.adam", "minigrad.optim.adadelta", "minigrad.optim.adagrad",
+           "minigrad.optim.rmsprop", "minigrad.optim.lr_scheduler", "minigrad.data.dataloader",
+           "minigrad.data.dataset", "minigrad.data.sampler"]
 
 
 def public_classes():
