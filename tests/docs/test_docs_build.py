@@ -25,6 +25,7 @@ def _require_mkdocs() -> None:
     try:
         import material  # noqa: F401
         import mkdocs  # noqa: F401
+        import mkdocs_jupyter  # noqa: F401
         import mkdocstrings  # noqa: F401
     except ImportError as error:
         pytest.fail(f"building the docs needs the 'docs' packages (pip install -e '.[dev]'): {error}",
