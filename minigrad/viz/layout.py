@@ -31,7 +31,8 @@ __all__ = ["Layout", "layered_layout"]
 
 
 MARGIN = 0.04
-"""Gap, in layers, between a band of boxes and the bend where an edge starts to slant."""
+"""Gap, in layers, between a band of boxes and the bend where an edge starts to slant (less when
+the boxes leave less room between two bands)."""
 
 
 @dataclass
@@ -166,7 +167,8 @@ def _route(chain: list, x: dict, item_layer: dict, band: list) -> list:
     last = len(chain) - 1
     for k, item in enumerate(chain):
         at, depth = x[item], float(item_layer[item])
-        reach = band[item_layer[item]] + MARGIN  # from the layer's centre line to just outside its band
+        half = band[item_layer[item]]  # from the layer's centre line to just outside its band (< 0.5)
+        reach = half + min(MARGIN, (0.5 - half) / 2)
         if k == 0:
             points += [(at, depth), (at, depth - reach)]
         elif k == last:

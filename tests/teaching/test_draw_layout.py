@@ -13,7 +13,7 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad.autograd import BackwardStepper
-from minigrad.viz import build_graph, draw_graph, graph_svg
+from minigrad.viz import build_graph, draw_graph, graph_svg, layered_layout
 from minigrad.viz.draw import COLOURS, layout_of
 from minigrad.viz.graph import RAN_COLOURS
 
@@ -177,3 +177,13 @@ def test_graph_svg_with_graphviz():
     svg = graph_svg(L, params={"a": a, "b": b, "c": c}, name="L", stepper=stepper, engine="graphviz")
     assert "<svg" in svg and svg.count('class="node"') == 7 and svg.count('class="edge"') == 6
     assert "MulBackward0" in svg and RAN_COLOURS["op"] in svg and "#d62828" in svg
+
+
+def test_tall_boxes_still_leave_room_for_edges_between_layers():
+    graph = build_graph(random_expression(0))
+    layout = layered_layout(graph, sizes=[(1.0, 0.98)] * len(graph.nodes))
+    for route in layout.routes:
+        ys = [y for _, y in route]
+        assert all(a > b for a, b in zip(ys, ys[1:]))
+    assert_boxes_apart(layout)
+    assert_no_edge_crosses_a_box(graph, layout)
