@@ -30,3 +30,10 @@ def test_the_mnist_notebook_states_true_timings_and_labels_its_images():
     text = source("04_mnist_cnn.ipynb")
     assert "several minutes" not in text and "20–30 s per epoch" in text
     assert 'captions=[f"label {y}" for y in train_set.labels[:16]]' in text
+
+
+def test_the_autograd_notebook_shows_signed_deltas_and_a_sum_being_formed():
+    text = source("01_autograd_from_zero.ipynb")
+    assert r"\lVert\delta\rVert" not in text
+    assert 'BackwardStepper(x * x + x, params={"x": x})' in text and "$1 + 3 + 3 = 7$" in text
+    assert "values=True, stepper=stepper" in text
