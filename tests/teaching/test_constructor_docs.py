@@ -16,7 +16,8 @@ MODULES = ["minigrad.nn.modules.module", "minigrad.nn.parameter", "minigrad.nn.m
            "minigrad.viz.graph", "minigrad.viz.layout", "minigrad.viz.watch", "minigrad.optim.optimizer",
            "minigrad.optim.sgd", "minigrad.optim.adam", "minigrad.optim.adadelta", "minigrad.optim.adagrad",
            "minigrad.optim.rmsprop", "minigrad.optim.lr_scheduler", "minigrad.data.dataloader",
-           "minigrad.data.dataset", "minigrad.data.sampler"]
+           "minigrad.data.dataset", "minigrad.data.sampler", "minigrad.autograd.anomaly",
+           "minigrad.autograd.grad_mode"]
 
 
 def public_classes():
