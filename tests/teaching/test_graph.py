@@ -80,10 +80,15 @@ def test_layout_keeps_boxes_apart_and_routes_long_edges_through_every_layer():
     for edge, route in zip(graph.edges, layout.routes):
         assert route[0] == layout.positions[edge.source] and route[-1] == layout.positions[edge.target]
         top, bottom = int(route[0][1]), int(route[-1][1])
-        assert [y for _, y in route] == [float(depth) for depth in range(top, bottom - 1, -1)]
+        # two points per layer it meets, straight down through the layer: (x, y + reach), (x, y - reach)
+        assert len(route) == 2 * (top - bottom + 1)
+        ys = [y for _, y in route]
+        assert all(a > b for a, b in zip(ys, ys[1:]))
+        for (x0, y0), (x1, y1) in zip(route[0::2], route[1::2]):
+            assert x0 == x1 and y1 <= np.floor(y0) <= y0              # vertical across one layer
     loss, _ = shared_graph()
     shared = build_graph(loss)
-    long_edges = [r for r in layered_layout(shared).routes if len(r) > 2]
+    long_edges = [r for r in layered_layout(shared).routes if len(r) > 4]
     assert len(long_edges) == 2              # exp -> add skips the mul's layer, a -> mul skips exp's
 
 
