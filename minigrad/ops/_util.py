@@ -80,6 +80,22 @@ def xp_of(tensor: Tensor) -> Any:
     return backend.get_array_module(tensor._array)
 
 
+def grad_where(mask: Any, grad: Any) -> Any:
+    """``grad`` where ``mask`` is true, else exactly 0: a backward that routes a gradient by a mask
+    selects, never multiplies, so a nan or inf arriving where the mask is false gives 0 (NaN·0 = NaN),
+    as in PyTorch."""
+    return backend.get_array_module(grad).where(mask, grad, grad.dtype.type(0))
+
+
+def sign_array(xp: Any, x: Any) -> Any:
+    """-1, 0 or 1 as x is negative, zero or positive, and 0 for nan: PyTorch's ``sign``/``sgn``, which
+    |x|'s and l1_loss's backwards multiply by (the array library's sign gives nan for nan)."""
+    out = xp.sign(x)
+    if x.dtype.kind == "f":
+        out = xp.where(xp.isnan(x), x.dtype.type(0), out)
+    return out
+
+
 class ViewInfo:
     """How a view was made (``view._view``): ``view.array`` is ``fn(base.array)``.
 

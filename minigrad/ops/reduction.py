@@ -14,7 +14,15 @@ from typing import Any
 from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import TORCH_TYPE_NAMES, ieee_results, product, reduction_axes, wrap, xp_of
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    grad_where,
+    ieee_results,
+    product,
+    reduction_axes,
+    wrap,
+    xp_of,
+)
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -225,6 +233,8 @@ class Amax(Function):
 
     A nan is the maximum of anything it is in. ``max()``/``min()`` give the gradient to the nans;
     ``amax``/``amin`` find no element equal to nan and give nan everywhere, both as PyTorch.
+    ``max()``/``min()`` select the maxima (a nan or inf δ reaches only them); ``amax``/``amin``
+    multiply δ by the 0/1 mask, as PyTorch's ``scale_grad_by_count`` does.
     """
 
     @staticmethod
@@ -248,7 +258,10 @@ class Amax(Function):
         axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1) or None
         count = hits.sum(axis=axes, keepdims=True) if axes else 1
         with ieee_results():  # amax over a nan: no hits, 0/0 = nan, silently
-            return wrap(_expand_back(grad, ctx) * hits / count), None, None, None
+            share = (_expand_back(grad, ctx) / count).astype(grad.array.dtype, copy=False)
+            if ctx.kind in ("max", "min"):
+                return wrap(grad_where(hits, share)), None, None, None
+            return wrap(share * hits), None, None, None
 
 
 class MaxDim(Function):
