@@ -240,6 +240,7 @@ class Amax(Function):
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
         _remember_shapes(ctx, a, axes, keepdim)
+        ctx.axes = axes
         ctx.kind = name
         ctx._name = _AMAX_NODE_NAMES[name]
         out = getattr(a.array, "max" if name in ("amax", "max") else "min")(axis=axes, keepdims=keepdim)
@@ -255,8 +256,8 @@ class Amax(Function):
         hits = a.array == extreme
         if ctx.kind in ("max", "min") and a.dtype.is_floating_point:
             hits = hits | (xp.isnan(a.array) & xp.isnan(extreme))
-        axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1) or None
-        count = hits.sum(axis=axes, keepdims=True) if axes else 1
+        axes = ctx.axes if ctx.axes is not None else tuple(range(len(ctx.input_shape)))
+        count = hits.sum(axis=axes, keepdims=True)
         with ieee_results():  # amax over a nan: no hits, 0/0 = nan, silently
             share = (_expand_back(grad, ctx) / count).astype(grad.array.dtype, copy=False)
             if ctx.kind in ("max", "min"):
