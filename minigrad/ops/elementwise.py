@@ -1040,7 +1040,10 @@ class Silu(Function):
 
 
 class Elu(Function):
-    """y = x where x > 0, else α(eˣ − 1);   dy/dx = α eˣ where x ≤ 0, else 1 (so 1 at nan, as PyTorch)."""
+    """y = x where x > 0, else α(eˣ − 1);   dy/dx = 1 where x > 0, else α eˣ (α at 0, as PyTorch).
+
+    At a nan x the slope is nan, as in PyTorch's vectorised kernel (its scalar loop, used for short
+    tensors, gives 1 there instead)."""
 
     @staticmethod
     def forward(ctx, a, alpha):
@@ -1054,7 +1057,7 @@ class Elu(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = a.array
-        slope = xp_of(a).where(x <= 0, ctx.alpha * xp_of(a).exp(xp_of(a).minimum(x, 0)), 1.0)
+        slope = xp_of(a).where(x > 0, 1.0, ctx.alpha * xp_of(a).exp(xp_of(a).minimum(x, 0)))
         return wrap(grad.array * slope.astype(x.dtype, copy=False)), None
 
 

@@ -174,8 +174,8 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
     """dx routed by comparing each tap's view with the saved maximum, first tap first.
 
     Four passes a tap: compare, drop what an earlier tap took, remember what is taken, and
-    write δ·hit. Windows that do not overlap (stride ≥ extent) write their views directly;
-    overlapping ones add up.
+    write δ where hit (selected: a nan δ reaches only its maximum). Windows that do not overlap
+    (stride ≥ extent) write their views directly; overlapping ones add up.
     """
     xp = get_array_module(grad_out)
     out_shape = out.shape[-2:]
@@ -199,9 +199,9 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
             if tap < last_tap:
                 taken |= hit
         if overlapping:
-            grad[view] += grad_out * hit
+            grad[view] += grad_where(hit, grad_out)
         else:
-            xp.multiply(grad_out, hit, out=grad[view])
+            grad[view] = grad_where(hit, grad_out)
     height, width = x.shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
@@ -496,7 +496,8 @@ class AdaptiveAvgPool2dFunction(Function):
 
 class AdaptiveMaxPool2dFunction(Function):
     """y = the maximum of each adaptive window (gathered as (…, out_h, out_w, K_h·K_w) taps);
-    dx: δ goes to the window's first maximum in scan order, summed where windows overlap."""
+    dx: δ goes to the window's first maximum in scan order (its last nan, if any, as PyTorch), summed
+    where windows overlap."""
 
     @staticmethod
     def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
@@ -511,7 +512,7 @@ class AdaptiveMaxPool2dFunction(Function):
             ctx.argmax = xp.zeros(taps.shape[:-1], dtype=xp.int64)
             out = Tensor(xp.empty(taps.shape[:-1], dtype=x.dtype))
             return _with_indices(ctx, out, ctx.argmax, return_indices)
-        first = taps.argmax(axis=-1)                                        # the first maximum (NaN wins)
+        first = _scan_winner(xp, taps)
         kw = cols.shape[1]
         out_h, out_w = xp.arange(output_size[0])[:, None], xp.arange(output_size[1])
         h = rows[out_h, first // kw]
@@ -530,6 +531,14 @@ class AdaptiveMaxPool2dFunction(Function):
         totals = xp.bincount((ctx.argmax + offsets).reshape(-1), weights=g.reshape(-1).astype(xp.float64),
                              minlength=planes * plane)
         return Tensor(totals.astype(g.dtype).reshape(ctx.input_shape)), None, None
+
+
+def _scan_winner(xp: Any, taps: Any) -> Any:
+    """Which tap wins each window by PyTorch's scan (a tap replaces the choice if strictly greater, or
+    nan): the first maximum, or the last nan where the window holds one."""
+    nans = taps != taps
+    last_nan = taps.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1)
+    return xp.where(nans.any(axis=-1), last_nan, taps.argmax(axis=-1))
 
 
 def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> Any:

@@ -37,26 +37,41 @@ def filled(shape: tuple, with_non_finite: bool = True) -> st.SearchStrategy:
     return arrays(numpy.float64, shape, elements=values if with_non_finite else finite_values)
 
 
-UNARY = {
+@st.composite
+def inputs(draw, shape: tuple) -> numpy.ndarray:
+    """An input of ``shape``: mostly with nan, ±inf and ±0 among its values, sometimes all finite (so
+    that only the upstream gradient brings them)."""
+    return draw(filled(shape, with_non_finite=draw(st.integers(0, 3)) > 0))
+
+
+# Ops whose values are exact in IEEE arithmetic, so both libraries agree to the bit (ties stay ties).
+EXACT = {
     "relu": lambda m, f, x: f.relu(x),
-    "leaky_relu": lambda m, f, x: f.leaky_relu(x, 0.2),
-    "elu": lambda m, f, x: f.elu(x),
-    "gelu": lambda m, f, x: f.gelu(x),
-    "silu": lambda m, f, x: f.silu(x),
-    "softplus": lambda m, f, x: f.softplus(x, beta=2.0, threshold=1.5),
-    "sigmoid": lambda m, f, x: x.sigmoid(),
-    "tanh": lambda m, f, x: x.tanh(),
+    "leaky_relu": lambda m, f, x: f.leaky_relu(x, 0.25),
     "abs": lambda m, f, x: x.abs(),
-    "sqrt": lambda m, f, x: x.sqrt(),
-    "exp": lambda m, f, x: x.exp(),
-    "log": lambda m, f, x: x.log(),
     "square": lambda m, f, x: x * x,
+    "neg": lambda m, f, x: -x,
     "clamp(-1, 2)": lambda m, f, x: x.clamp(-1.0, 2.0),
     "clamp(min=0)": lambda m, f, x: x.clamp(min=0.0),
     "clamp(max=0.5)": lambda m, f, x: x.clamp(max=0.5),
     "clamp_min(1)": lambda m, f, x: m.clamp_min(x, 1.0),
     "masked_fill": lambda m, f, x: x.masked_fill(x < 0, 0.0),
 }
+# Ops whose last bit may differ between the libraries: only last in a chain, so that a one-ulp
+# difference cannot turn a tie into a win before a mask decides on it (√0.5² is 0.5 in one, not the other).
+# (elu is left out: PyTorch's own gradient at a nan input depends on the tensor's length; see
+# test_mask_gradients.test_elu_at_nan_follows_torchs_vectorised_kernel.)
+ROUNDED = {
+    "gelu": lambda m, f, x: f.gelu(x),
+    "silu": lambda m, f, x: f.silu(x),
+    "softplus": lambda m, f, x: f.softplus(x, beta=2.0, threshold=1.5),
+    "sigmoid": lambda m, f, x: x.sigmoid(),
+    "tanh": lambda m, f, x: x.tanh(),
+    "sqrt": lambda m, f, x: x.sqrt(),
+    "exp": lambda m, f, x: x.exp(),
+    "log": lambda m, f, x: x.log(),
+}
+UNARY = {**EXACT, **ROUNDED}
 
 BINARY = {
     "add": lambda m, a, b: a + b,
@@ -93,7 +108,8 @@ def chain(names: list[str]):
     return apply
 
 
-unary_chains = st.lists(st.sampled_from(sorted(UNARY)), max_size=2)
+unary_chains = st.tuples(st.lists(st.sampled_from(sorted(EXACT)), max_size=2),
+                         st.lists(st.sampled_from(sorted(ROUNDED)), max_size=1)).map(lambda t: t[0] + t[1])
 
 
 @st.composite
@@ -119,8 +135,8 @@ def _output_shape(fn, arrays_: list) -> tuple:
        after=unary_chains, data=st.data())
 def test_broadcasting_expressions_match_torch(shapes, before_a, before_b, op, after, data):
     """after(op(before_a(a), before_b(b))) with a and b of broadcastable shapes."""
-    a = data.draw(filled(shapes.input_shapes[0]), "a")
-    b = data.draw(filled(shapes.input_shapes[1]), "b")
+    a = data.draw(inputs(shapes.input_shapes[0]), "a")
+    b = data.draw(inputs(shapes.input_shapes[1]), "b")
 
     def fn(m, f, a, b):
         return chain(after)(m, f, BINARY[op](m, chain(before_a)(m, f, a), chain(before_b)(m, f, b)))
@@ -142,7 +158,7 @@ def reduced_dims(draw, ndim: int) -> tuple:
        data=st.data())
 def test_reductions_match_torch(shape, before, reduction, keepdim, after, data):
     """after(reduction(before(x), dims)) over one or several dims (max(dim) and softmax: the first)."""
-    x = data.draw(filled(shape), "x")
+    x = data.draw(inputs(shape), "x")
     dims = data.draw(reduced_dims(len(shape)), "dims")
 
     def fn(m, f, x):
@@ -172,7 +188,7 @@ def pooling(draw) -> tuple:
 def test_pooling_matches_torch(settings_, before, after, data):
     """after(pool(before(x))) for 2-D max/avg pooling and their adaptive forms."""
     kind, kernel, stride, padding, dilation, ceil_mode, shape = settings_
-    x = data.draw(filled(shape), "x")
+    x = data.draw(inputs(shape), "x")
 
     def pool(m, f, x):
         if kind == "max":
