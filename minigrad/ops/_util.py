@@ -48,11 +48,26 @@ def first_tensor(*values: Any) -> Tensor:
 
 
 def array_of(value: Any, dtype: _dtypes.dtype) -> Any:
-    """The raw array of a Tensor operand cast to ``dtype``, or a Python number as it is."""
+    """The raw array of a Tensor operand cast to ``dtype``, or a Python number as it is.
+
+    A Python int meeting an integer dtype takes that dtype, wrapping around as PyTorch's do
+    (``uint8 + (-2)`` adds 254; ``uint8 < -1`` compares with 255)."""
     if isinstance(value, Tensor):
         array = value._array
         return array if array.dtype == dtype.numpy else array.astype(dtype.numpy)
+    if type(value) is int and dtype.numpy.kind in "iu":
+        return wrap_integer(value, dtype.numpy)
     return value
+
+
+def wrap_integer(value: int, dtype: Any) -> Any:
+    """The Python int ``value`` as a scalar of the integer NumPy ``dtype``, modulo 2^bits (two's complement);
+    beyond what int64 or uint64 can hold it is PyTorch's OverflowError."""
+    if not -2**63 <= value < 2**64:
+        raise OverflowError(f"int too big to convert: {value} does not fit in 64 bits")
+    info = numpy.iinfo(dtype)
+    span = info.max - info.min + 1
+    return dtype.type((value - info.min) % span + info.min)
 
 
 def reduction_axes(dim: Any, ndim: int) -> tuple | None:

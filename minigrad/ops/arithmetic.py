@@ -197,6 +197,10 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if _is_bool(a) and _is_bool(b):  # PyTorch has a bool power only for a bool number as the exponent
+            if type(b) is not bool:
+                raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+            return wrap(a.array.copy() if b else xp_of(a).ones_like(a.array))
         x, y = _promoted(ctx, a, b)
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
