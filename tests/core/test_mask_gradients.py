@@ -102,6 +102,9 @@ REDUCTIONS = {
     "max(dim)": lambda m, f, x: x.max(dim=1)[0],
     "amax(dim)": lambda m, f, x: x.amax(dim=1),
     "amin(dim)": lambda m, f, x: x.amin(dim=0),
+    "prod(dim)": lambda m, f, x: x.prod(dim=1),
+    "prod(dim), no zero": lambda m, f, x: x[[0, 1, 3, 1]].prod(dim=1),
+    "prod()": lambda m, f, x: x[1:3].prod().reshape(1).expand(4),
     "nll_loss(ignore_index)": lambda m, f, x: f.nll_loss(x, m.tensor([0, 1, 2, 3]), ignore_index=1,
                                                           reduction="none"),
     "cross_entropy(ignore_index)": lambda m, f, x: f.cross_entropy(x, m.tensor([0, -100, 2, -100]),
@@ -120,7 +123,8 @@ REDUCTIONS = {
                          ids=["ones", "mixed", "all-nan"])
 @pytest.mark.parametrize("fn", REDUCTIONS.values(), ids=REDUCTIONS.keys())
 def test_reductions_and_losses_select(fn, upstream):
-    """max()/min() route δ to the maxima only; ignored targets get exactly 0 (and add 0 to the loss)."""
+    """max()/min() route δ to the maxima only; ignored targets get exactly 0 (and add 0 to the loss);
+    prod's gradient takes PyTorch's route (y / aᵢ without zeros, exclusive products with them)."""
     compare_with_torch(fn, [ROWS], upstream)
 
 

@@ -94,6 +94,8 @@ REDUCTIONS = {
     "max()": lambda m, x, dim, keepdim: x.max(),
     "min()": lambda m, x, dim, keepdim: x.min(),
     "logsumexp": lambda m, x, dim, keepdim: x.logsumexp(dim=dim, keepdim=keepdim),
+    "prod(dim)": lambda m, x, dim, keepdim: x.prod(dim=dim[0], keepdim=keepdim),
+    "prod()": lambda m, x, dim, keepdim: x.prod(),
     "softmax": lambda m, x, dim, keepdim: x.softmax(dim=dim[0]),
     "log_softmax": lambda m, x, dim, keepdim: x.log_softmax(dim=dim[0]),
 }
