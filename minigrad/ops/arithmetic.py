@@ -167,7 +167,8 @@ class Div(Function):
         a_value, b_value = _saved_operands(ctx)
         with ieee_results():
             grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
-            grad_b = wrap(-grad.array * a_value / (b_value * b_value)) if ctx.needs_input_grad[1] else None
+            # -(a / b) / b, as PyTorch: b² underflows to 0 for a tiny b, where a / b / b need not
+            grad_b = wrap(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 

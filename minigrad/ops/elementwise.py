@@ -156,7 +156,8 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:  # max(True, 0) has no meaning PyTorch accepts
             raise RuntimeError("Boolean inputs not supported for relu")
-        out = wrap(xp_of(a).maximum(a.array, 0).astype(a.array.dtype, copy=False))
+        x = a.array
+        out = wrap(xp_of(a).where(x < 0, x.dtype.type(0), x))  # keeps -0.0 and nan, as PyTorch's
         ctx.save_for_backward(out)
         return out
 
@@ -223,10 +224,11 @@ class Clamp(Function):
         dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
         out = array_of(a, dtype)
         xp = xp_of(a)
+        # Selected as PyTorch's min(max(a, low), high): a itself unless beyond a bound, so -0.0 and nan stay.
         if low is not None:
-            out = xp.maximum(out, low)
+            out = xp.where(out < low, low, out)
         if high is not None:
-            out = xp.minimum(out, high)
+            out = xp.where(out > high, high, out)
         return wrap(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
@@ -269,7 +271,8 @@ def _extremum(ctx: Any, a: Tensor, b: Tensor, name: str) -> Tensor:
     x, y = array_of(a, dtype), array_of(b, dtype)
     ctx.save_for_backward(a, b)
     ctx.kind = name  # not ``ctx.name``, which is the node's ``name()``
-    return wrap(getattr(xp_of(a), name)(x, y))
+    out = getattr(xp_of(a), name)(x, y)
+    return wrap(xp_of(a).where(x == y, x, out))  # a tie gives a, as PyTorch (maximum(-0.0, 0.0) is -0.0)
 
 
 def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:

@@ -175,3 +175,26 @@ def test_dropout2d_gives_dropped_channels_exactly_zero():
     assert dropped.any() and not dropped.all()
     grad = to_numpy(x.grad)
     assert (grad[dropped] == 0).all() and numpy.isposinf(grad[~dropped]).all()
+
+
+SIGNED_ZERO = {
+    "1 / relu": lambda m, f, x: 1 / f.relu(x),
+    "1 / clamp(min=0)": lambda m, f, x: 1 / x.clamp(min=0),
+    "1 / clamp(max=0)": lambda m, f, x: 1 / x.clamp(max=0),
+    "log(clamp(min=0))": lambda m, f, x: x.clamp(min=0).log(),
+    "1 / maximum(x, 0)": lambda m, f, x: 1 / m.maximum(x, m.zeros_like(x)),
+    "1 / minimum(x, 0)": lambda m, f, x: 1 / m.minimum(x, m.zeros_like(x)),
+}
+
+
+@pytest.mark.parametrize("fn", SIGNED_ZERO.values(), ids=SIGNED_ZERO.keys())
+def test_signed_zeros_kept_as_torch(fn):
+    """relu, clamp and maximum/minimum keep a -0.0 input (a tie gives the first operand), so 1/y and its
+    gradient have PyTorch's signs."""
+    compare_with_torch(fn, [numpy.array([-0.0, 0.0, -1.0, 2.0])], numpy.ones(4))
+
+
+def test_division_by_a_tiny_number():
+    """dz/db = -(a / b) / b, as PyTorch: with a = 0 and b² underflowing to 0 it is -0, not nan."""
+    compare_with_torch(lambda m, f, a, b: a / b, [numpy.array([0.0, 1.0]), numpy.array([3e-197, 3e-160])],
+                       numpy.ones(2))
