@@ -60,14 +60,15 @@ def array_of(value: Any, dtype: _dtypes.dtype) -> Any:
     return value
 
 
-def wrap_integer(value: int, dtype: Any) -> Any:
-    """The Python int ``value`` as a scalar of the integer NumPy ``dtype``, modulo 2^bits (two's complement);
-    beyond what int64 or uint64 can hold it is PyTorch's OverflowError."""
+def wrap_integer(value: int, dtype: Any) -> int:
+    """The Python int ``value`` brought into the range of the integer NumPy ``dtype`` modulo 2^bits (two's
+    complement), so that the array library keeps ``dtype``; beyond 64 bits it is PyTorch's OverflowError.
+    (A Python int, not a NumPy scalar: ``-2 + t`` must reach the device array's own operator.)"""
     if not -2**63 <= value < 2**64:
         raise OverflowError(f"int too big to convert: {value} does not fit in 64 bits")
     info = numpy.iinfo(dtype)
-    span = info.max - info.min + 1
-    return dtype.type((value - info.min) % span + info.min)
+    span = int(info.max) - int(info.min) + 1
+    return (value - int(info.min)) % span + int(info.min)
 
 
 def reduction_axes(dim: Any, ndim: int) -> tuple | None:

@@ -78,7 +78,7 @@ def shift(name: str, a: Any, b: Any) -> Tensor:
     if dtype.is_floating_point or dtype is _dtypes.bool:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{TORCH_TYPE_NAMES[dtype.name]}\'')
     xp = xp_of(like)
-    x, count = xp.asarray(array_of(a, dtype)), xp.asarray(array_of(b, dtype))
+    x, count = (xp.asarray(array_of(v, dtype), dtype=dtype.numpy) for v in (a, b))
     inside = (count >= 0) & (count < x.dtype.itemsize * 8)
     shifted = getattr(xp, name)(x, xp.where(inside, count, 0).astype(x.dtype))
     zero = x.dtype.type(0)
