@@ -48,10 +48,11 @@ UNARY = {
 }
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("upstream", UPSTREAMS.values(), ids=UPSTREAMS.keys())
 @pytest.mark.parametrize("fn", UNARY.values(), ids=UNARY.keys())
-def test_unary_masks_select(fn, upstream):
-    compare_with_torch(fn, [X], upstream)
+def test_unary_masks_select(fn, upstream, dtype):
+    compare_with_torch(fn, [X], upstream, dtype)
 
 
 def test_elu_at_nan_follows_torchs_vectorised_kernel():
@@ -89,11 +90,12 @@ BINARY = {
 }
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("upstream", [numpy.ones(8), *UPSTREAMS.values()], ids=["ones", *UPSTREAMS])
 @pytest.mark.parametrize("fn", BINARY.values(), ids=BINARY.keys())
-def test_binary_masks_select(fn, upstream):
+def test_binary_masks_select(fn, upstream, dtype):
     """maximum/minimum: all of δ to the winner, half each on a tie, all of it to both where a nan is."""
-    compare_with_torch(fn, [A, B], upstream)
+    compare_with_torch(fn, [A, B], upstream, dtype)
 
 
 REDUCTIONS = {
@@ -119,13 +121,14 @@ REDUCTIONS = {
 }
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("upstream", [numpy.ones(4), ROW_UPSTREAM, numpy.full(4, nan)],
                          ids=["ones", "mixed", "all-nan"])
 @pytest.mark.parametrize("fn", REDUCTIONS.values(), ids=REDUCTIONS.keys())
-def test_reductions_and_losses_select(fn, upstream):
+def test_reductions_and_losses_select(fn, upstream, dtype):
     """max()/min() route δ to the maxima only; ignored targets get exactly 0 (and add 0 to the loss);
     prod's gradient takes PyTorch's route (y / aᵢ without zeros, exclusive products with them)."""
-    compare_with_torch(fn, [ROWS], upstream)
+    compare_with_torch(fn, [ROWS], upstream, dtype)
 
 
 def _image() -> numpy.ndarray:
