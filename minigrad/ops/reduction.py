@@ -423,8 +423,8 @@ class Prod(Function):
         with ieee_results():
             if zeros == 0:
                 without_self = _expand_back(out.array.astype(x.dtype, copy=False), ctx) / x
-            elif ctx.axes is None and zeros > 1:
-                without_self = xp.zeros_like(x)
+            elif ctx.axes is None and zeros > 1:  # no element's gradient survives two zeros, whatever δ is
+                return wrap(xp.zeros_like(x, dtype=grad.array.dtype)), None, None, None
             elif ctx.axes is None:
                 without_self = _exclusive_products(xp, x.reshape(-1), 0).reshape(x.shape)
             else:

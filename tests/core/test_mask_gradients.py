@@ -201,3 +201,9 @@ def test_division_by_a_tiny_number():
     """dz/db = -(a / b) / b, as PyTorch: with a = 0 and b² underflowing to 0 it is -0, not nan."""
     compare_with_torch(lambda m, f, a, b: a / b, [numpy.array([0.0, 1.0]), numpy.array([3e-197, 3e-160])],
                        numpy.ones(2))
+
+
+def test_prod_with_two_zeros_has_zero_gradient_whatever_arrives():
+    """prod() of all elements with two zeros: every gradient is 0 in PyTorch, even for a nan δ."""
+    compare_with_torch(lambda m, f, x: x.prod().exp(), [numpy.array([nan, 0.0, 0.0])])
+    compare_with_torch(lambda m, f, x: x.prod(), [numpy.array([1.0, 0.0, 0.0])], numpy.array(nan))

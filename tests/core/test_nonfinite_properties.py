@@ -96,6 +96,8 @@ REDUCTIONS = {
     "logsumexp": lambda m, x, dim, keepdim: x.logsumexp(dim=dim, keepdim=keepdim),
     "prod(dim)": lambda m, x, dim, keepdim: x.prod(dim=dim[0], keepdim=keepdim),
     "prod()": lambda m, x, dim, keepdim: x.prod(),
+    "topk": lambda m, x, dim, keepdim: x.topk(min(2, x.shape[dim[0]]), dim=dim[0], largest=keepdim)[0],
+    "sort": lambda m, x, dim, keepdim: x.sort(dim=dim[0], descending=keepdim)[0],
     "softmax": lambda m, x, dim, keepdim: x.softmax(dim=dim[0]),
     "log_softmax": lambda m, x, dim, keepdim: x.log_softmax(dim=dim[0]),
 }
