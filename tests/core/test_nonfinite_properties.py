@@ -19,7 +19,7 @@ from hypothesis.extra.numpy import arrays, mutually_broadcastable_shapes
 
 from .nonfinite import compare_with_torch
 
-EXAMPLES = int(os.environ.get("MINIGRAD_HYPOTHESIS_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("MINIGRAD_HYPOTHESIS_EXAMPLES") or 40)
 # The device fixture is the same for every example, so sharing it is fine.
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
