@@ -167,7 +167,8 @@ class Div(Function):
         a_value, b_value = _saved_operands(ctx)
         with ieee_results():
             grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
-            grad_b = wrap(-grad.array * a_value / (b_value * b_value)) if ctx.needs_input_grad[1] else None
+            # -(a / b) / b, as PyTorch: b² underflows to 0 for a tiny b, where a / b / b need not
+            grad_b = wrap(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -197,6 +198,10 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if _is_bool(a) and _is_bool(b):  # PyTorch has a bool power only for a bool number as the exponent
+            if type(b) is not bool:
+                raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+            return wrap(a.array.copy() if b else xp_of(a).ones_like(a.array))
         x, y = _promoted(ctx, a, b)
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
