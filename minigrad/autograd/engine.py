@@ -75,6 +75,14 @@ def _check_nan(node: Node, index: int, grad: Tensor) -> None:
         raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.{where}")
 
 
+def _check_no_gradient_outside(node: Node, result: tuple, positions: tuple) -> None:
+    """A forward argument that is not an input of the graph (an int, a class index) gets None."""
+    for position, grad in enumerate(result):
+        if grad is not None and position not in positions:
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                               f"{position + 1}, but the corresponding forward input was not a Variable")
+
+
 class BackwardPass:
     """One backward pass over a graph, advanced one node at a time by :meth:`step`.
 
@@ -171,15 +179,19 @@ class BackwardPass:
         result = node.apply(*grads)
         if not isinstance(result, tuple):
             result = (result,)
-        expected = len(node.next_functions)
+        expected = node._num_inputs  # backward returns one gradient per forward argument
         if len(result) != expected:
             if len(result) > expected and all(g is None for g in result[expected:]):
                 result = result[:expected]
             else:
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {expected}, got {len(result)})")
+        positions = node._grad_positions
+        if len(positions) != len(result):
+            _check_no_gradient_outside(node, result, positions)
         checked = []
-        for index, grad in enumerate(result):
+        for index, position in enumerate(positions):
+            grad = result[position]
             if grad is not None and node._input_meta[index] is not None:
                 grad = self._check_gradient(node, index, grad)
             checked.append(grad)

@@ -39,6 +39,8 @@ class Node:
     _retained: dict | None = None      # output_nr -> weak reference to a tensor that retains grad
     _post_hooks: list | None = None
     _output_meta: Any = (None,)  # (shape, dtype, array type) per output, set when recorded
+    _grad_positions: tuple = ()  # which forward arguments the edges stand for (see ``_record``)
+    _num_inputs = 0
     _sequence_nr = 0
     _trace: list | None = None
     _name: str | None = None     # set where one Function stands for several of PyTorch's nodes
@@ -173,12 +175,23 @@ class Function:
     """
 
     _backward_cls: type = BackwardCFunction
+    node_name: str | None = None
+    """The node's name where PyTorch's differs from ``<ClassName>Backward0`` (``ConvolutionBackward0``)."""
+    graph_inputs: tuple[int, ...] | None = None
+    """Which arguments of ``forward`` are the node's inputs (its ``next_functions``), by position.
+
+    None (a user's Function, as in PyTorch): every Tensor argument. A built-in op lists the
+    inputs PyTorch's node has: a Python number in a tensor slot (``x + 1``: the edge
+    ``(None, 0)`` for 1), an optional tensor passed as None (conv2d's bias), but not a
+    non-differentiable tensor (a loss's class indices) nor options (``dim``, ``stride``).
+    """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # As PyTorch names them: MulBackward0 for a built-in op, MyFunctionBackward for a user's Function.
         suffix = "Backward0" if cls.__module__.startswith("minigrad.") else "Backward"
-        cls._backward_cls = type(cls.__name__ + suffix, (BackwardCFunction,), {"_forward_cls": cls})
+        name = cls.__dict__.get("node_name") or cls.__name__ + suffix
+        cls._backward_cls = type(name, (BackwardCFunction,), {"_forward_cls": cls})
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
@@ -232,13 +245,20 @@ _NO_EDGE = (None, 0)
 def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any) -> Any:
     """Link ``ctx`` into the graph: edges to the inputs' nodes, ``grad_fn`` on the outputs.
 
-    ``_input_meta`` and ``_output_meta`` keep (shape, NumPy dtype, array type) of each
-    input and output, so the engine can check gradients and make zeros without the tensors.
+    The node's inputs are the forward arguments at ``graph_inputs`` (every Tensor argument
+    by default); ``_grad_positions`` remembers which, so the engine can pick their gradients
+    out of what ``backward`` returns (one per forward argument). ``_input_meta`` and
+    ``_output_meta`` keep (shape, NumPy dtype, array type) of each input and output, so the
+    engine can check gradients and make zeros without the tensors.
     """
+    positions = ctx._forward_cls.graph_inputs
+    if positions is None:
+        positions = tuple(index for index, arg in enumerate(args) if isinstance(arg, Tensor))
     edges = []
     input_meta = []
-    for arg, needed in zip(args, needs_grad):
-        if needed:
+    for position in positions:
+        if position < len(args) and needs_grad[position]:
+            arg = args[position]
             node = arg._grad_fn
             edges.append((node, arg._output_nr) if node is not None else arg._gradient_edge())
             array = arg._array
@@ -248,6 +268,8 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
             input_meta.append(None)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = tuple(input_meta)
+    ctx._grad_positions = positions
+    ctx._num_inputs = len(args)
     ctx._sequence_nr = next(_sequence)
     if _Anomaly.enabled:
         ctx._trace = traceback.extract_stack()[:-3]

@@ -87,10 +87,21 @@ def matmul(a: Any, b: Any) -> Tensor:
         kernel = "dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else "addmm_impl_cpu_"
         raise not_implemented_for(kernel, a)
     try:
-        return MatMul.apply(a, b)
+        return _matmul_node(a.ndim, b.ndim).apply(a, b)
     except ValueError:  # the batch dimensions do not broadcast: say so as PyTorch does
         check_broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
         raise
+
+
+def _matmul_node(a_ndim: int, b_ndim: int) -> type:
+    """The Function named as the kernel PyTorch's ``matmul`` picks (its node's name in the graph).
+
+    PyTorch also adds view, unsqueeze and expand nodes around that kernel where operands are
+    1-D or batched; minigrad does it all in one node (see docs/_graph_differences.md).
+    """
+    if b_ndim == 1:
+        return Dot if a_ndim == 1 else Mv
+    return Mm if b_ndim == 2 else Bmm
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -99,6 +110,14 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(f"mm: both arguments must be 2-D matrices, got shapes {list(a.shape)} "
                            f"and {list(b.shape)}")
     return matmul(a, b)
+
+
+class Mm(MatMul):  # PyTorch's node: MmBackward0
+    """C = A B for matrices (PyTorch's kernel also for a batch or a vector times a matrix)."""
+
+
+class Mv(MatMul):  # PyTorch's node: MvBackward0
+    """c = A b, a matrix (or a batch of them) times a vector;   dA = dc bᵀ,  db = Aᵀ dc."""
 
 
 class Dot(MatMul):  # PyTorch's node: DotBackward0
@@ -151,7 +170,10 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 
 class Addmm(Function):
-    """C = β·input + α·(A @ B);   dinput = β dC,  dA = α dC Bᵀ,  dB = α Aᵀ dC  (β = 0 ignores input)."""
+    """C = β·input + α·(A @ B);   dinput = β dC,  dA = α dC Bᵀ,  dB = α Aᵀ dC  (β = 0 ignores input).
+
+    ``nn.Linear`` on a batch is ``addmm(bias, x, W.t())``, as in PyTorch.
+    """
 
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
@@ -163,6 +185,9 @@ class Addmm(Function):
             product = product * alpha
         if beta == 0:  # PyTorch: input is ignored, so its nan and inf do not propagate
             return wrap(product.astype(a.array.dtype, copy=False))
+        if beta == 1 and input.dtype is a.dtype:
+            product += input.array  # a fresh array of the output's shape: add in place
+            return wrap(product)
         scaled = input.array if beta == 1 else input.array * beta
         return wrap((scaled + product).astype(a.array.dtype, copy=False))
 
@@ -171,10 +196,20 @@ class Addmm(Function):
         a, b = ctx.saved_tensors
         xp = xp_of(grad)
         g = grad.array
-        grad_input = wrap(g * ctx.beta) if ctx.needs_input_grad[0] else None
-        grad_a = wrap(xp.matmul(g, b.array.T) * ctx.alpha) if ctx.needs_input_grad[1] else None
-        grad_b = wrap(xp.matmul(a.array.T, g) * ctx.alpha) if ctx.needs_input_grad[2] else None
+        grad_input = grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_input = wrap(g if ctx.beta == 1 else g * ctx.beta)  # the engine sums it to input's shape
+        if ctx.needs_input_grad[1]:
+            grad_a = _scaled(xp.matmul(g, b.array.T), ctx.alpha)
+        if ctx.needs_input_grad[2]:
+            # (Aᵀ dC) computed as (dCᵀ A)ᵀ: when B is Wᵀ (nn.Linear), the transpose back to W's
+            # layout is then contiguous, and AccumulateGrad copies it at full speed.
+            grad_b = _scaled(xp.matmul(g.T, a.array).T, ctx.alpha)
         return grad_input, grad_a, grad_b, None, None
+
+
+def _scaled(array: Any, factor: Any) -> Tensor:
+    return wrap(array if factor == 1 else array * factor)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002

@@ -323,6 +323,8 @@ def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilat
 class MaxPool2dFunction(Function):
     """y = max over each window;   dx: δ goes to the window's first maximum (tap by tap)."""
 
+    node_name = "MaxPool2DWithIndicesBackward0"
+
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):  # noqa: A002
         x = input.array
@@ -345,6 +347,8 @@ class MaxPool2dFunction(Function):
 
 class AvgPool2dFunction(Function):
     """y = (sum over each window) / divisor;   dx: every window position gets δ / divisor."""
+
+    node_name = "AvgPool2DBackward0"
 
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
@@ -455,6 +459,8 @@ class AdaptiveAvgPool2dFunction(Function):
     """y = M_h x M_wᵀ / (|window_h| |window_w|) with M the 0/1 window matrices (a plain mean for 1×1);
     dx = M_hᵀ (dy / counts) M_w: each input pixel gets the share of every window it lies in."""
 
+    node_name = "AdaptiveAvgPool2DBackward0"
+
     @staticmethod
     def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
         x = input.array
@@ -483,6 +489,8 @@ class AdaptiveAvgPool2dFunction(Function):
 class AdaptiveMaxPool2dFunction(Function):
     """y = the maximum of each adaptive window (gathered as (…, out_h, out_w, K_h·K_w) taps);
     dx: δ goes to the window's first maximum in scan order, summed where windows overlap."""
+
+    node_name = "AdaptiveMaxPool2DBackward0"
 
     @staticmethod
     def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
