@@ -9,6 +9,7 @@ user's own Functions build exactly the same kind of graph.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import traceback
 from typing import Any
@@ -138,11 +139,23 @@ class FunctionCtx:
         return self._saved
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
-        """Outputs that carry no gradient (e.g. the indices of ``max``)."""
+        """Outputs that carry no gradient (e.g. the indices of ``max``): they do not require grad, and
+        ``backward`` receives zeros for them (None with ``set_materialize_grads(False)``)."""
         self._non_differentiable = {id(t) for t in tensors}
 
     def mark_dirty(self, *tensors: Tensor) -> None:
-        """Accepted for PyTorch compatibility; minigrad records in-place ops in ``Tensor`` itself."""
+        """Inputs that ``forward`` changed in place (and must return as outputs).
+
+        As in PyTorch, each such tensor's version counter goes up and the tensor itself takes
+        this node as its ``grad_fn`` (a view's base is rebased through ``CopySlices``); a leaf
+        that requires grad may not be changed in place while the graph is recorded.
+        """
+        self._dirty = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Accepted for PyTorch compatibility and kept in ``ctx.saved_for_forward``; minigrad has no
+        forward-mode AD (``jvp``), so nothing reads them (see docs/compatibility.md)."""
+        self.saved_for_forward = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """If False, ``backward`` receives None (not zeros) for outputs that got no gradient."""
@@ -192,10 +205,18 @@ class Function:
         suffix = "Backward0" if cls.__module__.startswith("minigrad.") else "Backward"
         name = cls.__dict__.get("node_name") or cls.__name__ + suffix
         cls._backward_cls = type(name, (BackwardCFunction,), {"_forward_cls": cls})
+        # PyTorch 2's form: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)``
+        cls._uses_setup_context = cls.setup_context is not Function.setup_context
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("a Function subclass must implement forward(ctx, *args)")
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> None:
+        """Override to use PyTorch 2's form: ``forward(*args)`` takes no ctx, and this saves what
+        ``backward`` needs from the forward's ``inputs`` (a tuple) and ``output``."""
+        raise NotImplementedError("setup_context is not overridden: forward receives ctx itself")
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Any:
@@ -217,11 +238,20 @@ class Function:
         grad_enabled = _GradMode.enabled
         _GradMode.enabled = False
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls._uses_setup_context:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             _GradMode.enabled = grad_enabled
-        if grad_enabled and True in needs_grad:
+        recording = grad_enabled and True in needs_grad
+        if "_dirty" in ctx.__dict__:
+            _check_dirty(ctx, args, outputs, recording)
+        if recording:
             outputs = _record(ctx, args, needs_grad, outputs)
+        if "_dirty" in ctx.__dict__:
+            _bump_dirty_versions(ctx)
         return outputs
 
 
@@ -274,8 +304,13 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     if _Anomaly.enabled:
         ctx._trace = traceback.extract_stack()[:-3]
 
+    dirty = ctx.__dict__.get("_dirty", ())
     if type(outputs) is Tensor:  # the common case: one output
         if any(outputs is a for a in args):
+            if dirty:
+                outputs = _record_dirty(ctx, outputs, 0)
+                _unlink_saved_outputs(ctx)
+                return outputs
             outputs = outputs._alias()
         if outputs._array.dtype.kind == "f" and "_non_differentiable" not in ctx.__dict__:
             outputs._grad_fn = ctx
@@ -290,6 +325,11 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     for index, out in enumerate(output_list):
         if not isinstance(out, Tensor):
             output_meta.append(None)
+            continue
+        if any(out is t for t in dirty):
+            output_list[index] = _record_dirty(ctx, out, index)
+            array = out._array
+            output_meta.append((array.shape, array.dtype, type(array)))
             continue
         for a in args:
             if out is a:  # forward returned an input: give the output its own identity
@@ -307,6 +347,53 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     return tuple(output_list) if is_tuple else output_list[0]
 
 
+def _check_dirty(ctx: BackwardCFunction, args: tuple, outputs: Any, recording: bool) -> None:
+    """``mark_dirty``'s rules, as PyTorch's: dirty tensors are outputs, and no leaf that requires grad."""
+    returned = outputs if isinstance(outputs, tuple) else (outputs,)
+    for t in ctx._dirty:
+        if not any(t is out for out in returned):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned "
+                               "as output. The inputs that are modified inplace must all be outputs of the "
+                               "Function.")
+        if not recording:
+            continue
+        if t._base is None and t._grad_fn is None and t._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        base = t._view.base if t._view is not None else None
+        if base is not None and base._grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad has been used in an in-place "
+                               "operation.")
+
+
+def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> Tensor:
+    """A tensor changed in place by ``ctx``'s forward takes ``ctx`` as its history (its base too)."""
+    if tensor._base is not None and tensor._view is not None:
+        from minigrad.ops import inplace  # noqa: PLC0415 (ops build on this module)
+
+        new_value = tensor._alias()
+        new_value._grad_fn, new_value._output_nr, new_value._requires_grad = ctx, output_nr, True
+        view = tensor._view
+        new_base = inplace.CopySlices.apply(view.base, new_value, view.fn)
+        view.base._grad_fn, view.base._output_nr = new_base._grad_fn, 0
+        view.base._requires_grad = new_base._requires_grad
+        tensor._bump_version(ctx.name())
+        inplace._view_again(tensor, view)
+        ctx._dirty_bumped = True
+        return tensor
+    tensor._grad_fn, tensor._output_nr, tensor._requires_grad = ctx, output_nr, True
+    return tensor
+
+
+def _bump_dirty_versions(ctx: BackwardCFunction) -> None:
+    """Each dirty tensor's storage changed: its version goes up, and what forward saved of it is the
+    new value (the saved versions follow)."""
+    if not ctx.__dict__.get("_dirty_bumped"):
+        for t in ctx._dirty:
+            t._bump_version(ctx.name())
+    if ctx._saved:
+        ctx._saved_versions = tuple(None if t is None else t._version for t in ctx._saved)
+
+
 def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:
     """A saved output would hold its own grad_fn (a reference cycle): keep a detached alias."""
     if ctx._saved:
@@ -314,5 +401,47 @@ def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:
 
 
 def once_differentiable(backward: Any) -> Any:
-    """Accepted for PyTorch compatibility: minigrad's backward never builds a graph."""
-    return backward
+    """Decorate a Function's ``backward`` that cannot itself be differentiated (PyTorch's decorator).
+
+    The backward runs with grad mode off. Where a graph of the backward would be recorded
+    (grad mode on, a gradient that requires grad), its results get a node that raises PyTorch's
+    error when differentiated: a second backward through this Function is refused.
+    """
+
+    @functools.wraps(backward)
+    def wrapper(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        grad_enabled = _GradMode.enabled
+        _GradMode.enabled = False
+        try:
+            results = backward(ctx, *grad_outputs)
+        finally:
+            _GradMode.enabled = grad_enabled
+        if not grad_enabled or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
+            return results
+        if not isinstance(results, tuple):
+            return _refusing(results)
+        return tuple(_refusing(r) for r in results)
+
+    return wrapper
+
+
+def _refusing(result: Any) -> Any:
+    """``result`` made to require grad through a node that refuses to be differentiated (as PyTorch)."""
+    if not isinstance(result, Tensor) or result._array.dtype.kind != "f":
+        return result
+    return _DelayedError.apply(result.detach().requires_grad_())
+
+
+class _DelayedError(Function):
+    """y = a, with a backward that refuses: the gradient of a ``@once_differentiable`` backward."""
+
+    node_name = "DelayedError"  # PyTorch's
+
+    @staticmethod
+    def forward(ctx, a):
+        return Tensor(a._array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
