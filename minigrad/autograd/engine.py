@@ -20,7 +20,7 @@ from typing import Any
 
 from minigrad import backend
 from minigrad._layout import contiguous_copy, short_run_ufuncs
-from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, checked_hook_result
+from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, _Profiling, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor
@@ -134,6 +134,15 @@ class BackwardPass:
 
     def step(self) -> tuple:
         """Run the next node's backward; return ``(node, output_grads, input_grads)``."""
+        profiler = _Profiling.recorder
+        if profiler is None:
+            return self._step()
+        event = profiler.begin()
+        node, grads, input_grads = self._step()
+        profiler.end(event, node.name(), grads)
+        return node, grads, input_grads
+
+    def _step(self) -> tuple:
         _, _, node = heapq.heappop(self.ready)
         grads = self.buffers.pop(node)
         if node._tensor_hooks or node._retained:

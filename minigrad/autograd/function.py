@@ -28,6 +28,10 @@ class _Anomaly:
     enabled = False  # set by ``detect_anomaly``
 
 
+class _Profiling:
+    recorder: Any = None  # the running ``profiler.profile``'s event recorder, or None
+
+
 class Node:
     """A node of the backward graph: ``tensor.grad_fn`` is one.
 
@@ -229,6 +233,8 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` without recording inside it, then record one node for the whole call."""
+        profiler = _Profiling.recorder
+        event = profiler.begin() if profiler is not None else None
         ctx = cls._backward_cls()
         # a view reads ``requires_grad``, which first catches up with in-place changes of its base
         needs_grad = tuple(isinstance(a, Tensor) and (a._requires_grad if a._base is None
@@ -252,6 +258,8 @@ class Function:
             outputs = _record(ctx, args, needs_grad, outputs)
         if "_dirty" in ctx.__dict__:
             _bump_dirty_versions(ctx)
+        if event is not None:
+            profiler.end(event, profiler.forward_name(ctx.name()), args)
         return outputs
 
 

@@ -68,11 +68,12 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 
 def _reshape(a: Tensor, shape: tuple, name: str | None = None) -> Tensor:
-    """``a`` reshaped, its node named ``name``; by default as PyTorch's ``reshape`` names it: a view
-    where the layout allows one, else a copy (PyTorch then shows ``CloneBackward0`` too)."""
+    """``a`` reshaped, its node named ``name``; by default as PyTorch's ``reshape`` names it: a view,
+    unless ``a`` is a view PyTorch would have to copy (``t()``, a slice with steps; PyTorch then shows
+    ``CloneBackward0`` too). An op's result counts as contiguous, as PyTorch makes it."""
     if name is None:
-        contiguous = a._array.flags.c_contiguous or a.ndim <= 1
-        name = "ViewBackward0" if contiguous else "UnsafeViewBackward0"
+        copies = a._base is not None and not a._array.flags.c_contiguous and a.ndim > 1
+        name = "UnsafeViewBackward0" if copies else "ViewBackward0"
     return mark_view(Reshape.apply(a, shape, name), a, lambda array: array.reshape(shape))
 
 

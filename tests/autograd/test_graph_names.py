@@ -221,6 +221,7 @@ CASES["rsqrt"] = lambda m: rand(m,3).abs().rsqrt()
 CASES["add_inplace"] = lambda m: (lambda y: y.add_(1))(rand(m,3) * 1)
 CASES["iadd"] = lambda m: (lambda a, b: (a.__iadd__(b)))(rand(m,3) * 1, rand(m,3))
 CASES["relu_inplace"] = lambda m: m.nn.functional.relu(rand(m,3) * 1, inplace=True)
+CASES["cnn_flatten"] = lambda m: with_seed(m, lambda m: m.nn.Sequential(m.nn.Conv2d(1, 2, 3), m.nn.ReLU(), m.nn.MaxPool2d(2), m.nn.Flatten(), m.nn.Linear(8, 3))(rand(m, 2, 1, 6, 6, grad=False)))
 CASES["detach_chain"] = lambda m: rand(m,3).detach().requires_grad_() * 2
 
 
