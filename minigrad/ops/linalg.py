@@ -18,6 +18,7 @@ from minigrad.ops._util import (
     check_tensor_arguments,
     first_tensor,
     not_implemented_for,
+    product,
     wrap,
     xp_of,
 )
@@ -87,21 +88,50 @@ def matmul(a: Any, b: Any) -> Tensor:
         kernel = "dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else "addmm_impl_cpu_"
         raise not_implemented_for(kernel, a)
     try:
-        return _matmul_node(a.ndim, b.ndim).apply(a, b)
+        return _matmul_as_pytorch(a, b)
     except ValueError:  # the batch dimensions do not broadcast: say so as PyTorch does
         check_broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
         raise
 
 
-def _matmul_node(a_ndim: int, b_ndim: int) -> type:
-    """The Function named as the kernel PyTorch's ``matmul`` picks (its node's name in the graph).
+def _matmul_as_pytorch(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` through the kernel PyTorch's ``matmul`` picks, with the view nodes it records around
+    it (views: nothing is copied unless broadcasting needs it), so the graph is PyTorch's:
 
-    PyTorch also adds view, unsqueeze and expand nodes around that kernel where operands are
-    1-D or batched; minigrad does it all in one node (see docs/_graph_differences.md).
+    - 1-D/2-D operands: ``dot``, ``mv``, ``mm`` (a vector times a matrix as a one-row ``mm``);
+    - a batch times a matrix or vector: the batch folded into rows, one ``mm``/``mv``, unfolded;
+    - a batch times a batch: both expanded to the common batch, viewed as 3-D, one ``bmm``.
+
+    A matrix or vector times a batch runs as one ``bmm`` node (PyTorch transposes; see
+    docs/_graph_differences.md).
     """
-    if b_ndim == 1:
-        return Dot if a_ndim == 1 else Mv
-    return Mm if b_ndim == 2 else Bmm
+    from minigrad.ops.shape import _reshape, expand  # noqa: PLC0415 (shape imports this module's peers)
+
+    if a.ndim <= 2 and b.ndim <= 2:
+        if b.ndim == 1:
+            return (Dot if a.ndim == 1 else Mv).apply(a, b)
+        if a.ndim == 1:
+            row = _reshape(a, (1, a.shape[0]), "UnsqueezeBackward0")
+            return _reshape(Mm.apply(row, b), (b.shape[1],), "SqueezeBackward4")
+        return Mm.apply(a, b)
+    if b.ndim <= 2:
+        rows = _reshape(a, (product(a.shape[:-1]), a.shape[-1]))
+        out = (Mv if b.ndim == 1 else Mm).apply(rows, b)
+        return _reshape(out, a.shape[:-1] + b.shape[1:], "UnsafeViewBackward0")
+    if a.ndim == 1 or a.ndim == 2:
+        return Bmm.apply(a, b)
+    batch = _broadcast(a.shape[:-2], b.shape[:-2])
+    size = product(batch)
+    a3 = _reshape(expand(a, batch + a.shape[-2:]), (size,) + a.shape[-2:])
+    b3 = _reshape(expand(b, batch + b.shape[-2:]), (size,) + b.shape[-2:])
+    return _reshape(Bmm.apply(a3, b3), batch + (a.shape[-2], b.shape[-1]), "UnsafeViewBackward0")
+
+
+def _broadcast(first: tuple, second: tuple) -> tuple:
+    check_broadcast_shapes(first, second)
+    ndim = max(len(first), len(second))
+    first, second = (1,) * (ndim - len(first)) + first, (1,) * (ndim - len(second)) + second
+    return tuple(max(n, m) if min(n, m) != 0 else 0 for n, m in zip(first, second))
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:

@@ -68,13 +68,15 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 
 def _reshape(a: Tensor, shape: tuple, name: str | None = None) -> Tensor:
-    """``a`` reshaped, its node named ``name``; by default as PyTorch's ``reshape`` names it: a view,
-    unless ``a`` is a view PyTorch would have to copy (``t()``, a slice with steps; PyTorch then shows
-    ``CloneBackward0`` too). An op's result counts as contiguous, as PyTorch makes it."""
-    if name is None:
-        copies = a._base is not None and not a._array.flags.c_contiguous and a.ndim > 1
-        name = "UnsafeViewBackward0" if copies else "ViewBackward0"
-    return mark_view(Reshape.apply(a, shape, name), a, lambda array: array.reshape(shape))
+    """``a`` reshaped, its node named ``name``; by default as PyTorch's ``reshape`` names it: a view of a
+    contiguous tensor (an op's result counts as one, as PyTorch makes them), an alias of a strided view
+    (``t()``, ``transpose``) where no copy is needed, else a copy (PyTorch then shows ``CloneBackward0``
+    before it)."""
+    out = mark_view(Reshape.apply(a, shape, name or "ViewBackward0"), a, lambda array: array.reshape(shape))
+    if name is None and a._base is not None and not a._array.flags.c_contiguous and out._grad_fn is not None:
+        # PyTorch: a strided view reshaped without a copy is an alias, with a copy an unsafe view
+        out._grad_fn._name = "ReshapeAliasBackward0" if out._base is not None else "UnsafeViewBackward0"
+    return out
 
 
 def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
@@ -84,7 +86,7 @@ def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
         dtype, shape = shape[0], ()
     if dtype is not None:
         return _view_as_dtype(a, _dtypes.dtype_argument(dtype, "view"))
-    out = reshape(a, *shape)
+    out = _reshape(a, _infer_shape(_sizes(shape), a.numel()), "ViewBackward0")
     if out._base is None and a.numel() and _is_view_of_contiguous(a):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride (at least one "
                            f"dimension spans across two contiguous subspaces): can't view the "

@@ -126,6 +126,13 @@ CASES["matmul_vm"] = lambda m: rand(m,3) @ rand(m,3,4)
 CASES["matmul_dot"] = lambda m: rand(m,3) @ rand(m,3)
 CASES["matmul_3d"] = lambda m: rand(m,2,2,3) @ rand(m,2,3,4)
 CASES["matmul_3d_2d"] = lambda m: rand(m,2,2,3) @ rand(m,3,4)
+CASES["matmul_3d_1d"] = lambda m: rand(m, 2, 3, 4) @ rand(m, 4)
+CASES["matmul_4d_4d"] = lambda m: rand(m, 2, 2, 3, 4) @ rand(m, 2, 2, 4, 5)
+CASES["matmul_4d_2d"] = lambda m: rand(m, 5, 2, 3, 4) @ rand(m, 4, 5)
+CASES["matmul_bcast"] = lambda m: rand(m, 2, 1, 3, 4) @ rand(m, 3, 4, 5)
+CASES["matmul_2d_3d"] = lambda m: rand(m, 3, 4) @ rand(m, 2, 4, 5)
+CASES["matmul_3d_batch1"] = lambda m: rand(m, 2, 3, 4) @ rand(m, 1, 4, 5)
+CASES["attention_scores"] = lambda m: (lambda q, k: (q @ k.transpose(-2, -1) * 8 ** -0.5).softmax(-1))(rand(m, 2, 5, 8), rand(m, 2, 5, 8))
 CASES["bmm"] = lambda m: m.bmm(rand(m,2,2,3), rand(m,2,3,4))
 CASES["t"] = lambda m: rand(m,2,3).t()
 CASES["T"] = lambda m: rand(m,2,3).T
@@ -133,6 +140,7 @@ CASES["transpose"] = lambda m: rand(m,2,3,4).transpose(0, 2)
 CASES["permute"] = lambda m: rand(m,2,3,4).permute(2, 0, 1)
 CASES["reshape"] = lambda m: rand(m,2,3).reshape(3, 2)
 CASES["view"] = lambda m: rand(m,2,3).view(6)
+CASES["reshape_alias"] = lambda m: rand(m, 2, 3, 4).transpose(1, 2).reshape(2, 4, 3)
 CASES["view_nc"] = lambda m: rand(m,2,3).t().reshape(6)
 CASES["flatten"] = lambda m: rand(m,2,3,4).flatten(1)
 CASES["nn.Flatten"] = lambda m: m.nn.Flatten()(rand(m,2,3,4))
@@ -227,9 +235,9 @@ CASES["detach_chain"] = lambda m: rand(m,3).detach().requires_grad_() * 2
 
 # Where minigrad's graph is not PyTorch's (see docs/_graph_differences.md): the root node's name.
 DIFFERENT = {
-    "matmul_vm": "MmBackward0",           # PyTorch: SqueezeBackward4 <- MmBackward0 <- UnsqueezeBackward0
-    "matmul_3d": "BmmBackward0",          # PyTorch: UnsafeView <- Bmm <- View <- Expand, per operand
-    "matmul_3d_2d": "MmBackward0",        # PyTorch: UnsafeView <- Mm <- View
+    "matmul_2d_3d": "BmmBackward0",       # PyTorch transposes and clones around an mm
+    "matmul_3d_batch1": "UnsafeViewBackward0",
+    "matmul_bcast": "UnsafeViewBackward0",  # copying the broadcast batch: PyTorch adds a CloneBackward0  # PyTorch squeezes the batch of 1 and folds into an mm
     "view_nc": "UnsafeViewBackward0",     # PyTorch also has CloneBackward0 (minigrad copies in one node)
     "getitem_int_slice": "SliceBackward0",  # PyTorch: Slice <- Select (one node per index)
     "conv1d": "SqueezeBackward1",         # minigrad's conv1d is conv2d on an unsqueezed input
