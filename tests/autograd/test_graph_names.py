@@ -185,6 +185,9 @@ CASES["conv2d_nobias"] = lambda m: m.nn.functional.conv2d(rand(m,1,2,5,5), rand(
 CASES["conv2d_unbatched"] = lambda m: m.nn.functional.conv2d(rand(m,2,5,5), rand(m,3,2,3,3), rand(m,3))
 CASES["nn.Conv2d"] = lambda m: with_seed(m, lambda m: m.nn.Conv2d(2, 3, 3)(rand(m,1,2,5,5, grad=False)))
 CASES["conv1d"] = lambda m: m.nn.functional.conv1d(rand(m,1,2,7), rand(m,3,2,3), rand(m,3))
+CASES["conv1d_same_nobias"] = lambda m: m.nn.functional.conv1d(rand(m, 2, 2, 7), rand(m, 3, 2, 3), padding="same")
+CASES["nn.Conv1d"] = lambda m: with_seed(m, lambda m: m.nn.Conv1d(2, 3, 3, stride=2)(rand(m, 1, 2, 9, grad=False)))
+CASES["conv1d_unbatched"] = lambda m: m.nn.functional.conv1d(rand(m, 2, 7), rand(m, 3, 2, 3), rand(m, 3))
 CASES["max_pool2d"] = lambda m: m.nn.functional.max_pool2d(rand(m,1,2,4,4), 2)
 CASES["nn.MaxPool2d"] = lambda m: m.nn.MaxPool2d(2)(rand(m,1,2,4,4))
 CASES["avg_pool2d"] = lambda m: m.nn.functional.avg_pool2d(rand(m,1,2,4,4), 2)
@@ -240,7 +243,6 @@ DIFFERENT = {
     "matmul_bcast": "UnsafeViewBackward0",  # copying the broadcast batch: PyTorch adds a CloneBackward0  # PyTorch squeezes the batch of 1 and folds into an mm
     "view_nc": "UnsafeViewBackward0",     # PyTorch also has CloneBackward0 (minigrad copies in one node)
     "getitem_int_slice": "SliceBackward0",  # PyTorch: Slice <- Select (one node per index)
-    "conv1d": "SqueezeBackward1",         # minigrad's conv1d is conv2d on an unsqueezed input
     "adaptive_avg_pool2d": "AdaptiveAvgPool2DBackward0",  # PyTorch computes output 1 as a mean
     "cross_entropy_ls": "CrossEntropyBackward0",  # one fused node; PyTorch composes 10 nodes
     "cross_entropy_3d": "NllLossBackward0",  # PyTorch: NllLoss2DBackward0 <- ViewBackward0
@@ -284,3 +286,14 @@ def test_accumulate_grad_is_reached_through_next_functions_and_holds_the_leaf():
     leaf = mul.next_functions[0][0]
     assert leaf.variable is w and repr(leaf).startswith("<AccumulateGrad object at ")
     assert repr(out.grad_fn).startswith("<AddBackward0 object at ")
+
+
+def test_conv1d_in_one_node_still_refuses_a_changed_input():
+    """conv1d's node saves height-1 views of its input: they share the input's version counter."""
+    x = minigrad.randn(1, 2, 7, requires_grad=True) * 1
+    out = minigrad.nn.functional.conv1d(x, minigrad.randn(3, 2, 3, requires_grad=True))
+    assert out.grad_fn.name() == "ConvolutionBackward0"
+    with minigrad.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
