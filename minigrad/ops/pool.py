@@ -536,7 +536,10 @@ def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> A
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
     """Mean over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_avg_pool2d``."""
-    return AdaptiveAvgPool2dFunction.apply(input, _adaptive_size(input, output_size, "adaptive_avg_pool2d"))
+    size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    if tuple(size) == (1, 1) and input.dtype.is_floating_point:  # PyTorch takes the mean: MeanBackward1
+        return input.mean((-2, -1), keepdim=True)
+    return AdaptiveAvgPool2dFunction.apply(input, size)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002 (PyTorch's name)

@@ -194,6 +194,7 @@ CASES["avg_pool2d"] = lambda m: m.nn.functional.avg_pool2d(rand(m,1,2,4,4), 2)
 CASES["max_pool1d"] = lambda m: m.nn.functional.max_pool1d(rand(m,1,2,4), 2)
 CASES["avg_pool1d"] = lambda m: m.nn.functional.avg_pool1d(rand(m,1,2,4), 2)
 CASES["adaptive_avg_pool2d"] = lambda m: m.nn.functional.adaptive_avg_pool2d(rand(m,1,2,4,4), 1)
+CASES["adaptive_avg_pool2d_2"] = lambda m: m.nn.functional.adaptive_avg_pool2d(rand(m, 1, 2, 5, 5), 2)
 CASES["batchnorm1d"] = lambda m: with_seed(m, lambda m: m.nn.BatchNorm1d(3)(rand(m,4,3)))
 CASES["batchnorm2d"] = lambda m: with_seed(m, lambda m: m.nn.BatchNorm2d(2)(rand(m,2,2,3,3)))
 CASES["batchnorm2d_eval"] = lambda m: with_seed(m, lambda m: m.nn.BatchNorm2d(2).eval()(rand(m,2,2,3,3)))
@@ -243,7 +244,6 @@ DIFFERENT = {
     "matmul_bcast": "UnsafeViewBackward0",  # copying the broadcast batch: PyTorch adds a CloneBackward0  # PyTorch squeezes the batch of 1 and folds into an mm
     "view_nc": "UnsafeViewBackward0",     # PyTorch also has CloneBackward0 (minigrad copies in one node)
     "getitem_int_slice": "SliceBackward0",  # PyTorch: Slice <- Select (one node per index)
-    "adaptive_avg_pool2d": "AdaptiveAvgPool2DBackward0",  # PyTorch computes output 1 as a mean
     "cross_entropy_ls": "CrossEntropyBackward0",  # one fused node; PyTorch composes 10 nodes
     "cross_entropy_3d": "NllLossBackward0",  # PyTorch: NllLoss2DBackward0 <- ViewBackward0
     "l1_loss": "L1LossBackward0",         # one node; PyTorch composes Mean <- Abs <- Sub
