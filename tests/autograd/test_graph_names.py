@@ -236,6 +236,41 @@ CASES["relu_inplace"] = lambda m: m.nn.functional.relu(rand(m,3) * 1, inplace=Tr
 CASES["cnn_flatten"] = lambda m: with_seed(m, lambda m: m.nn.Sequential(m.nn.Conv2d(1, 2, 3), m.nn.ReLU(), m.nn.MaxPool2d(2), m.nn.Flatten(), m.nn.Linear(8, 3))(rand(m, 2, 1, 6, 6, grad=False)))
 CASES["detach_chain"] = lambda m: rand(m,3).detach().requires_grad_() * 2
 
+# idioms of course code (makemore, micrograd, a GPT block)
+CASES["sel_last"] = lambda m: rand(m,2,3,4)[:, -1, :]
+CASES["sel_ellipsis"] = lambda m: rand(m,2,3,4)[..., 0]
+CASES["slice_mid"] = lambda m: rand(m,2,3,4)[:, 1:3]
+CASES["slice_step"] = lambda m: rand(m,6,3)[::2]
+CASES["int_int"] = lambda m: rand(m,4,3)[1, 2]
+CASES["none_slice"] = lambda m: rand(m,4,3)[:, None]
+CASES["list_index"] = lambda m: rand(m,4,3)[[0, 2]]
+CASES["range_index"] = lambda m: rand(m,4,3)[range(4), [0,1,2,0]]
+CASES["emb_view"] = lambda m: (lambda table, x: table[x].view(x.shape[0], -1))(rand(m,27,2), ints(m,[[1,2,3],[4,5,6]]))
+CASES["max_keep_values"] = lambda m: rand(m,4,3).max(1, keepdim=True).values
+CASES["logit_sub_max"] = lambda m: (lambda x: x - x.max(1, keepdim=True).values.detach())(rand(m,4,3))
+CASES["counts_norm"] = lambda m: (lambda c: c * c.sum(1, keepdims=True) ** -1)(rand(m,4,3).exp())
+CASES["bn_by_hand"] = lambda m: (lambda h: (h - h.mean(0, keepdim=True)) / (h.var(0, keepdim=True, unbiased=True) + 1e-5) ** 0.5)(rand(m,4,3))
+CASES["logprobs_pick"] = lambda m: -(rand(m,4,3).log_softmax(1))[range(4), [0,1,2,0]].mean()
+CASES["masked_softmax"] = lambda m: (lambda w: w.masked_fill(m.tril(m.ones(3,3)) == 0, float('-inf')).softmax(-1))(rand(m,2,3,3))
+CASES["F.gelu_tanh"] = lambda m: m.nn.functional.gelu(rand(m,3), approximate="tanh")
+CASES["x_T_matmul"] = lambda m: rand(m,3,2).T @ rand(m,3,4)
+CASES["scalar_micrograd"] = lambda m: (lambda a, b: (a * b + b ** 3).relu() * -2)(rand(m,1), rand(m,1))
+CASES["std_dim"] = lambda m: rand(m,4,3).std(0)
+CASES["min_all"] = lambda m: rand(m,4,3).min()
+CASES["abs_sum"] = lambda m: rand(m,4,3).abs().sum()
+CASES["cat_dim1"] = lambda m: m.cat([rand(m,2,3), rand(m,2,1)], 1)
+CASES["unsqueeze_neg"] = lambda m: rand(m,2,3).unsqueeze(-1)
+CASES["flatten_3d"] = lambda m: rand(m,2,3,4).flatten()
+CASES["view_minus1"] = lambda m: rand(m,2,3,4).view(-1, 4)
+CASES["sigmoid_bce"] = lambda m: m.nn.BCELoss()(rand(m,4).sigmoid(), rand(m,4, grad=False).sigmoid())
+CASES["layer_norm_F"] = lambda m: m.nn.functional.layer_norm(rand(m,2,3), (3,))
+CASES["layer_norm_noaffine"] = lambda m: m.nn.functional.layer_norm(rand(m,2,3), (3,))
+CASES["batchnorm_noaffine"] = lambda m: with_seed(m, lambda m: m.nn.BatchNorm1d(3, affine=False)(rand(m,4,3)))
+CASES["softmax_dim0"] = lambda m: m.softmax(rand(m,3,2), 0)
+CASES["exp_pow"] = lambda m: rand(m,3).exp().pow(2)
+CASES["sub_mean"] = lambda m: (lambda x: x - x.mean())(rand(m,3))
+CASES["where_nograd_cond"] = lambda m: m.where(rand(m,3, grad=False) > 0, rand(m,3), rand(m,3, grad=False))
+CASES["split_sizes"] = lambda m: rand(m,5,3).split([2, 3])[1]
 
 # Where minigrad's graph is not PyTorch's (see docs/_graph_differences.md): the root node's name.
 DIFFERENT = {
@@ -244,6 +279,7 @@ DIFFERENT = {
     "matmul_bcast": "UnsafeViewBackward0",  # copying the broadcast batch: PyTorch adds a CloneBackward0  # PyTorch squeezes the batch of 1 and folds into an mm
     "view_nc": "UnsafeViewBackward0",     # PyTorch also has CloneBackward0 (minigrad copies in one node)
     "getitem_int_slice": "SliceBackward0",  # PyTorch: Slice <- Select (one node per index)
+    "int_int": "SelectBackward0",         # PyTorch: Select <- Select
     "cross_entropy_ls": "CrossEntropyBackward0",  # one fused node; PyTorch composes 10 nodes
     "cross_entropy_3d": "NllLossBackward0",  # PyTorch: NllLoss2DBackward0 <- ViewBackward0
     "l1_loss": "L1LossBackward0",         # one node; PyTorch composes Mean <- Abs <- Sub
