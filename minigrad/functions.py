@@ -16,6 +16,8 @@ from typing import Any
 
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
+from minigrad.ops import histogram as _histogram_ops
+from minigrad.ops import sampling as _sampling
 from minigrad.ops import scatter as _scatter_ops
 from minigrad.ops import selection as _selection
 from minigrad.ops import shape as shape_ops
@@ -211,6 +213,21 @@ topk = _on_tensor(_sorting.topk)
 gather = _writing_out(_on_tensor(_scatter_ops.gather))
 scatter = _writing_out(_on_tensor(_scatter_ops.scatter))
 scatter_add = _writing_out(_on_tensor(_scatter_ops.scatter_add))
+
+# sampling and counting (no gradient)
+_multinomial = _writing_out(_sampling.multinomial)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  # noqa: A002
+                generator: Any = None, out: Tensor | None = None) -> Tensor:
+    """Category indices drawn from rows of weights (see :func:`minigrad.ops.sampling.multinomial`)."""
+    if isinstance(out, Tensor) and out.dtype.name != "int64":
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {TORCH_TYPE_NAMES[out.dtype.name]}")
+    return _multinomial(input, num_samples, replacement, generator=generator, out=out)
+
+
+histc = _writing_out(_on_tensor(_histogram_ops.histc))
+histogram = _on_tensor(_histogram_ops.histogram)
 
 # comparisons (bool results, no gradient)
 eq = _writing_out(_on_tensor(comparison.eq))
