@@ -522,7 +522,7 @@ class Tensor:
         return arithmetic.add(self, other)
 
     def __radd__(self, other: Any) -> Tensor:
-        return arithmetic.add(other, self)
+        return arithmetic.add(self, other)  # the tensor first, as PyTorch records it
 
     def __sub__(self, other: Any) -> Tensor:
         return arithmetic.sub(self, other)
@@ -534,7 +534,7 @@ class Tensor:
         return arithmetic.mul(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return arithmetic.mul(other, self)
+        return arithmetic.mul(self, other)  # the tensor first, as PyTorch records it
 
     def __truediv__(self, other: Any) -> Tensor:
         return arithmetic.div(self, other)

@@ -4,7 +4,7 @@
     step = stepper.step()          # runs the first node (the loss's grad_fn)
     step.name, step.grad_output    # 'MeanBackward0', the δ it received
     step.grad_inputs               # what it sent to each of its inputs
-    stepper.run_until("Conv2d")    # stop *before* the next conv node runs
+    stepper.run_until("Convolution")    # stop *before* the next conv node runs
     stepper.set_gradient(stepper.pending_gradient() * 0)   # change the δ it is about to receive
     stepper.run()                  # the rest; the leaves' .grad now hold the result
     print(stepper)                 # one line per step: name, shapes, signed δ (sums shown)
@@ -333,7 +333,7 @@ class BackwardStepper:
         return list(self)
 
     def _matcher(self, kind: Any) -> Callable[[Node], bool]:
-        """A node test from a name prefix ('Conv2d', 'AccumulateGrad') of the node's PyTorch name or of
+        """A node test from a name prefix ('Convolution', 'AccumulateGrad') of the node's PyTorch name or of
         its minigrad class (``max(dim)``'s node is 'MaxBackward0' of class 'MaxDimBackward0'), a
         parameter's name, a Node, a Function class, or a predicate."""
         if isinstance(kind, str):
@@ -342,8 +342,10 @@ class BackwardStepper:
         if isinstance(kind, Node):
             return lambda node: node is kind
         if isinstance(kind, type):
-            backward_cls = getattr(kind, "_backward_cls", kind)
-            return lambda node: isinstance(node, backward_cls)
+            if issubclass(kind, Node):
+                return lambda node: isinstance(node, kind)
+            # a Function class matches its subclasses' nodes too (MatMul: MmBackward0, BmmBackward0, ...)
+            return lambda node: issubclass(getattr(node, "_forward_cls", type(None)), kind)
         if callable(kind):
             return kind
         raise TypeError(f"expected a name, a Node, a Function class or a predicate, "
@@ -359,8 +361,8 @@ class BackwardStepper:
         """Run nodes up to, *not* including, the next one matching ``kind``; return that node.
 
         It is then :attr:`next_node`: read or change its δ with :meth:`pending_gradient`
-        / :meth:`set_gradient` before it runs. ``kind`` is a name prefix (``"Conv2d"``
-        matches ``Conv2dFunctionBackward0``), a parameter's name, a Node, a Function
+        / :meth:`set_gradient` before it runs. ``kind`` is a name prefix (``"Convolution"``
+        matches ``ConvolutionBackward0``), a parameter's name, a Node, a Function
         class or a predicate ``node -> bool``.
         """
         matches = self._matcher(kind)

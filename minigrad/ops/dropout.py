@@ -34,6 +34,9 @@ class Dropout(Function):
     ``per_channel``: one Bernoulli draw per (n, c), broadcast over the pixels (``dropout2d``).
     """
 
+    node_name = "MulBackward0"  # PyTorch multiplies by a scaled mask: (input, mask)
+    graph_inputs = (0, 1)  # the mask (here p stands for it) is the edge (None, 0)
+
     @staticmethod
     def forward(ctx, input, p, generator=None, per_channel=False):
         x = input.array

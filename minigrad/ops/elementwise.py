@@ -215,6 +215,8 @@ class Abs(Function):
 class Clamp(Function):
     """y = min(max(a, low), high);   dy/da = 1 where low ≤ a ≤ high, else 0 (0 at a nan a)."""
 
+    node_name = "ClampBackward1"  # PyTorch's overload with number bounds
+
     @staticmethod
     def forward(ctx, a, low, high):
         if low is None and high is None:
@@ -290,6 +292,8 @@ def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
 
 class Where(Function):
     """y = a where condition else b;   dy/da = condition,  dy/db = not condition."""
+
+    graph_inputs = (1, 2)  # as PyTorch: the condition is no input of the node, a number operand is
 
     @staticmethod
     def forward(ctx, condition, a, b):

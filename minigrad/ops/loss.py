@@ -37,7 +37,7 @@ from minigrad.ops._util import (
     wrap,
     xp_of,
 )
-from minigrad.ops.softmax import log_softmax_array
+from minigrad.ops.softmax import log_softmax, log_softmax_array
 from minigrad.tensor import Tensor
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -184,6 +184,9 @@ class CrossEntropyProbs(Function):
 class NLL(Function):
     """loss = −aᵢ ℓ[i, tᵢ] for log-probabilities ℓ;   dℓ = −scaleᵢ · aᵢ at column tᵢ, exactly 0 elsewhere
     and on ignored rows (selected, so a nan or inf there gives 0, as PyTorch)."""
+
+    node_name = "NllLossBackward0"
+    graph_inputs = (0,)  # the class indices carry no gradient: PyTorch's node has one input
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
@@ -428,6 +431,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         dtype = result_type(input, target, *([] if weight is None else [weight]))  # as PyTorch's −Σ w q ℓ
         return CrossEntropyProbs.apply(input.to(dtype), target.to(dtype), weight, reduction, label_smoothing)
     check_class_target(input, target, weight, ignore_index)
+    if label_smoothing == 0:  # PyTorch's graph: NllLossBackward0 after LogSoftmaxBackward0
+        log_probabilities = log_softmax(input, 1 if input.ndim > 1 else 0)
+        return NLL.apply(log_probabilities, target, weight, ignore_index, reduction)
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
 
 

@@ -323,6 +323,8 @@ def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilat
 class MaxPool2dFunction(Function):
     """y = max over each window;   dx: δ goes to the window's first maximum (tap by tap)."""
 
+    node_name = "MaxPool2DWithIndicesBackward0"
+
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):  # noqa: A002
         x = input.array
@@ -345,6 +347,8 @@ class MaxPool2dFunction(Function):
 
 class AvgPool2dFunction(Function):
     """y = (sum over each window) / divisor;   dx: every window position gets δ / divisor."""
+
+    node_name = "AvgPool2DBackward0"
 
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
@@ -458,6 +462,8 @@ class AdaptiveAvgPool2dFunction(Function):
     reach every output through 0 · nan), so a nan reaches only the windows that hold it, as PyTorch.
     """
 
+    node_name = "AdaptiveAvgPool2DBackward0"
+
     @staticmethod
     def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
         x = input.array
@@ -498,6 +504,8 @@ class AdaptiveMaxPool2dFunction(Function):
     """y = the maximum of each adaptive window (gathered as (…, out_h, out_w, K_h·K_w) taps);
     dx: δ goes to the window's first maximum in scan order (its last nan, if any, as PyTorch), summed
     where windows overlap."""
+
+    node_name = "AdaptiveMaxPool2DBackward0"
 
     @staticmethod
     def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
@@ -551,7 +559,10 @@ def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> A
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
     """Mean over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_avg_pool2d``."""
-    return AdaptiveAvgPool2dFunction.apply(input, _adaptive_size(input, output_size, "adaptive_avg_pool2d"))
+    size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    if tuple(size) == (1, 1) and input.dtype.is_floating_point:  # PyTorch takes the mean: MeanBackward1
+        return input.mean((-2, -1), keepdim=True)
+    return AdaptiveAvgPool2dFunction.apply(input, size)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002 (PyTorch's name)

@@ -18,6 +18,7 @@ from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
     grad_where,
     ieee_results,
+    named_node,
     product,
     reduction_axes,
     wrap,
@@ -75,7 +76,8 @@ def _dims_given(dim: Any, keepdim: bool, name: str) -> Any:
 
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     axes = reduction_axes(_dims_given(dim, keepdim, "sum"), a.ndim)
-    return Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
+    out = Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
+    return out if dim is ALL_DIMS else named_node(out, "SumBackward1")
 
 
 class Mean(Function):
@@ -104,7 +106,8 @@ def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = 
     if not a.dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {a.dtype.name}")
-    return Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
+    out = Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
+    return out if dim is None else named_node(out, "MeanBackward1")
 
 
 def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float) -> Any:

@@ -36,12 +36,12 @@ def test_build_graph_of_a_known_expression():
     nodes, edges = described(graph)
     assert nodes == [("output", "loss", ()), ("op", "SumBackward0", ()), ("op", "MulBackward0", (4, 2)),
                      ("op", "ReluBackward0", (4, 2)), ("op", "AddBackward0", (4, 2)),
-                     ("op", "MatMulBackward0", (4, 2)), ("leaf", "leaf", (2,)), ("parameter", "w", (3, 2))]
+                     ("op", "MmBackward0", (4, 2)), ("leaf", "leaf", (2,)), ("parameter", "w", (3, 2))]
     assert edges == {("SumBackward0", "loss", 0, ()), ("MulBackward0", "SumBackward0", 0, (4, 2)),
                      ("ReluBackward0", "MulBackward0", 0, (4, 2)),
                      ("AddBackward0", "ReluBackward0", 0, (4, 2)),
-                     ("MatMulBackward0", "AddBackward0", 0, (4, 2)), ("leaf", "AddBackward0", 1, (2,)),
-                     ("w", "MatMulBackward0", 1, (3, 2))}
+                     ("MmBackward0", "AddBackward0", 0, (4, 2)), ("leaf", "AddBackward0", 1, (2,)),
+                     ("w", "MmBackward0", 1, (3, 2))}
     assert len(graph.edges) == 7
     assert graph.nodes[6].tensor is b and graph.nodes[7].tensor is w
     assert graph.nodes[1].node is loss.grad_fn
@@ -105,7 +105,7 @@ def test_to_dot_lists_every_node_and_edge():
     assert dot.startswith("digraph minigrad {") and dot.rstrip().endswith("}")
     node_lines = re.findall(r'^  n(\d+) \[label="([^"]*)"', dot, flags=re.M)
     assert [int(i) for i, _ in node_lines] == list(range(8))
-    assert ('7', "w\\n[3, 2]") in node_lines and ('5', "MatMulBackward0\\n[4, 2]") in node_lines
+    assert ('7', "w\\n[3, 2]") in node_lines and ('5', "MmBackward0\\n[4, 2]") in node_lines
     edges = set(re.findall(r"^  n(\d+) -> n(\d+);", dot, flags=re.M))
     assert edges == {("1", "0"), ("2", "1"), ("3", "2"), ("4", "3"), ("5", "4"), ("6", "4"), ("7", "5")}
 
