@@ -413,5 +413,5 @@ class BackwardStepper:
 
 
 def _class_name(node: Node) -> str:
-    """The node's minigrad class ('MaxDimBackward0'), also where it carries PyTorch's name ('MaxBackward0')."""
+    """The node's minigrad class ('MaxDimBackward0'), also where it bears PyTorch's name ('MaxBackward0')."""
     return getattr(type(node), "_renamed_from", type(node)).__name__

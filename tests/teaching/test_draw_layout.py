@@ -113,7 +113,7 @@ def test_the_cnn_with_l2_penalty_has_a_reasonable_size():
     renderer = figure.canvas.get_renderer()
     boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in figure.axes[0].texts]
     area = sum(b.width * b.height for b in boxes)
-    assert area / (figure.bbox.width * figure.bbox.height) > 0.07  # not mostly empty space (PyTorch-shaped graph: 0.076)
+    assert area / (figure.bbox.width * figure.bbox.height) > 0.07  # not mostly empty space (0.076)
     for i, a in enumerate(boxes):
         for other in boxes[i + 1:]:
             assert not a.overlaps(other)
