@@ -182,7 +182,12 @@ def tensor_mismatch_message(a: numpy.ndarray, e: numpy.ndarray, matches: numpy.n
     with numpy.errstate(invalid="ignore", divide="ignore", over="ignore"):
         abs_diff = numpy.abs(a - e).reshape(-1)
         abs_diff[matches.reshape(-1)] = 0
-        rel_diff = abs_diff / numpy.abs(e.reshape(-1))
+        divisor = numpy.abs(e.reshape(-1))
+        if a.dtype.kind in "biu":   # PyTorch's integer division gives the default float dtype, float32
+            abs_diff_float, divisor = abs_diff.astype(numpy.float32), divisor.astype(numpy.float32)
+        else:
+            abs_diff_float = abs_diff
+        rel_diff = abs_diff_float / divisor
         rel_diff[matches.reshape(-1)] = 0
     abs_index, rel_index = _argmax_nan_first(abs_diff), _argmax_nan_first(rel_diff)
     return _mismatch_message(identifier, extra, abs_diff[abs_index].item(), _unravel(abs_index, a.shape),
@@ -251,10 +256,12 @@ def compare(name: str, manual: Any, tensor: Tensor, *, rtol: float = 1e-5, atol:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"compare(): expected the Tensor whose .grad to compare with, but got "
                         f"{type(tensor).__name__}")
+    if tensor.grad_fn is not None and not tensor.retains_grad:
+        raise RuntimeError(f"compare('{name}'): the tensor is not a leaf, so it keeps no .grad: call "
+                           f".retain_grad() on it before .backward()")
     if tensor.grad is None:
-        hint = ("call .retain_grad() on it before .backward()" if tensor.grad_fn is not None
-                else "was .backward() called, and does it require grad?")
-        raise RuntimeError(f"compare('{name}'): the tensor has no .grad to compare with ({hint})")
+        raise RuntimeError(f"compare('{name}'): the tensor has no .grad yet (was .backward() called, and "
+                           f"does the loss depend on it?)")
     reference = backend.to_host(tensor.grad._array)
     mine = backend.to_host(_array(manual)) if _is_tensor_like(manual) else numpy.asarray(manual)
     if mine.shape != reference.shape:
