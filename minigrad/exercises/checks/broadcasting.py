@@ -34,7 +34,7 @@ def check_sum_to_shape(ns: dict, quick: bool) -> None:
         _, (expected,) = autograd_grads(lambda x, shape=big: x.expand(*shape), [rng.normal(size=small)], grad)
         result = sum_to_shape(grad, small)
         expect_close("sum_to_shape(grad, shape)", Tensor(numpy.asarray(result)), expected,
-                     f"grad of shape {big} and shape {small}", of=f"shape {small}")
+                     f"grad of shape {big} and shape {small}", of="the `shape` argument")
 
 
 def _check_binary(ns: dict, name: str, reference: Any, positive_b: bool) -> None:
