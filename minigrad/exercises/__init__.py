@@ -16,7 +16,6 @@ docstring, the solution blocks are marked) and a module of ``minigrad.exercises.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from minigrad.exercises._grading import Result, Wrong, describe_error, print_report, run_part
+from minigrad.exercises._student import notebook_code
 
 __all__ = ["EXERCISES", "Exercise", "check", "grade", "load_student", "names"]
 
@@ -83,16 +83,21 @@ def exercise(name: str) -> Exercise:
 
 
 def load_student(path: str | Path) -> dict:
-    """The names a student's exercise file defines (a failed import raises, to be reported)."""
+    """The names a student's exercise file defines: a ``.py`` file, or the code cell of a ``.ipynb``.
+
+    A file that fails to import raises, to be reported as that exercise's failure.
+    """
     path = Path(path)
     module_name = f"_minigrad_student_{path.stem}_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
+    module = ModuleType(module_name)
+    module.__file__ = str(path)
+    if path.suffix == ".ipynb":
+        source = notebook_code(path)
+    else:
+        source = path.read_text(encoding="utf-8")
     sys.modules[module_name] = module   # dataclasses and pickling look their module up here
     try:
-        spec.loader.exec_module(module)
+        exec(compile(source, str(path), "exec"), vars(module))  # noqa: S102 (running the student's code is the point)
     except BaseException:
         del sys.modules[module_name]
         raise
@@ -119,11 +124,14 @@ def grade(name: str, namespace: dict | None, *, quick: bool = False, load_error:
     return results
 
 
-def check(name: str, solution: Any, *, quick: bool = False, context: dict | None = None) -> bool:
+def check(name: str, solution: Any, *, quick: bool = False, context: dict | None = None,
+          notebooks: bool = False) -> bool:
     """Grade one exercise from a notebook and print the report; True if every part passes.
 
     ``solution`` is ``globals()`` (or any dict of names), a module, or a single Function or
-    function that the exercise asks for (``check("linear", LinearFunction)``).
+    function that the exercise asks for (``check("linear", LinearFunction)``). The capstone
+    takes the other exercises from the current folder: the ``.py`` files, or the notebooks
+    with ``notebooks=True``.
     """
     ex = exercise(name)
     if isinstance(solution, dict):
@@ -135,6 +143,7 @@ def check(name: str, solution: Any, *, quick: bool = False, context: dict | None
         if not any(getattr(solution, "__name__", None) == n for n in _required_names(ex)):
             raise Wrong(f"exercise {name!r} asks for {', '.join(_required_names(ex))}; pass one of them "
                         f"or globals()")
+    namespace = {**namespace, "__notebooks__": notebooks}
     results = grade(name, namespace, quick=quick, context=context)
     print_report(results)
     return all(r.passed for r in results)

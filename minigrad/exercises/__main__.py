@@ -27,6 +27,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     source.add_argument("--dir", help="the student's folder (as `make` wrote it)")
     source.add_argument("--solutions", action="store_true", help="grade the reference solutions")
     check.add_argument("--json", metavar="FILE", help="also write the results as Gradescope's results.json")
+    check.add_argument("--notebooks", action="store_true",
+                       help="grade the notebooks (NAME.ipynb) instead of the .py files")
     check.add_argument("--quick", action="store_true",
                        help="the capstone trains on a subset of MNIST (seconds instead of minutes)")
     return parser.parse_args(argv)
@@ -71,7 +73,7 @@ def command_check(args: argparse.Namespace) -> int:
         if args.solutions:
             context[name] = vars(exercise(name).solution)
             continue
-        path = Path(args.dir) / f"{name}.py"
+        path = Path(args.dir) / f"{name}{'.ipynb' if args.notebooks else '.py'}"
         if not path.exists():
             errors[name] = FileNotFoundError(f"there is no {path}")
             continue

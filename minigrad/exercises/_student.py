@@ -84,11 +84,21 @@ def notebook(number: int, name: str, title: str, source: str) -> dict:
     markdown = f"# {heading.strip() or f'Exercise {number} — {title}'}\n{body}"
     cells = [_cell("markdown", "statement", markdown), _cell("code", "your-code", code),
              _cell("code", "scratch", "# A blank cell: try things out here.\n"),
-             _cell("code", "check", f"from minigrad.exercises import check\n\ncheck({name!r}, globals())\n")]
+             _cell("code", "check", f"from minigrad.exercises import check\n\ncheck({name!r}, globals()"
+                   + (", notebooks=True" if name == "capstone" else "") + ")\n")]
     return {"cells": cells,
             "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                          "language_info": {"name": "python"}},
             "nbformat": 4, "nbformat_minor": 5}
+
+
+def notebook_code(path: Path) -> str:
+    """The student's code in a notebook: its "your-code" cell (else every code cell but the check)."""
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    code = [cell for cell in cells if cell.get("cell_type") == "code"]
+    chosen = [cell for cell in code if cell.get("id") == "your-code"] or \
+        [cell for cell in code if "exercises import check" not in "".join(cell.get("source", []))]
+    return "\n".join("".join(cell.get("source", [])) for cell in chosen)
 
 
 def _cell(kind: str, cell_id: str, text: str) -> dict:

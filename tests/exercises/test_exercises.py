@@ -11,7 +11,7 @@ import pytest
 import minigrad.exercises as exercises
 from minigrad.exercises import grade, load_student
 from minigrad.exercises.__main__ import main
-from minigrad.exercises._student import MarkerError, blank_solutions, make_copy
+from minigrad.exercises._student import MarkerError, blank_solutions, make_copy, split_statement
 
 NAMES = ["broadcasting", "linear", "softmax_xent", "relu_maxpool", "conv_im2col", "conv_rot180", "batchnorm",
          "sgd", "capstone"]
@@ -86,7 +86,7 @@ def test_student_copy_blanks_every_block(tmp_path: Path) -> None:
         assert kinds == ["markdown", "code", "code", "code"]
         assert notebook.cells[0].source.startswith("# Exercise")
         assert notebook.cells[2].source.startswith("# A blank cell")
-        assert notebook.cells[3].source.endswith(f"check({ex.name!r}, globals())\n")
+        assert f"check({ex.name!r}, globals()" in notebook.cells[3].source
 
 
 def test_make_never_overwrites_work(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -97,6 +97,21 @@ def test_make_never_overwrites_work(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert (tmp_path / "linear.py").read_text(encoding="utf-8") == "# my work\n"
     assert main(["make", str(tmp_path), "linear", "--force"]) == 0
     assert main(["check", "--solutions", "nonsense"]) == 2
+
+
+def test_notebooks_can_be_graded(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    make_copy(tmp_path, [exercises.exercise("linear"), exercises.exercise("sgd")])
+    notebook_path = tmp_path / "linear.ipynb"
+    notebook = json.loads(notebook_path.read_text(encoding="utf-8"))
+    solution = Path(exercises.exercise("linear").solution.__file__).read_text(encoding="utf-8")
+    _, code = split_statement(solution)
+    for cell in notebook["cells"]:
+        if cell["id"] == "your-code":
+            cell["source"] = code.splitlines(keepends=True)
+    notebook_path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert main(["check", "linear", "--dir", str(tmp_path), "--notebooks"]) == 0
+    assert main(["check", "linear", "sgd", "--dir", str(tmp_path), "--notebooks"]) == 1
+    assert "not implemented yet (in step, sgd.ipynb line" in capsys.readouterr().out
 
 
 def test_markers_must_pair() -> None:

@@ -39,12 +39,13 @@ def student_parts(ns: dict) -> SimpleNamespace:
     if context is None:
         from minigrad.exercises import load_student  # noqa: PLC0415 (the package imports the checks)
 
-        folder = Path.cwd()
-        missing = [name for name, _ in WHERE.values() if not (folder / f"{name}.py").exists()]
+        folder, suffix = Path.cwd(), ".ipynb" if ns.get("__notebooks__") else ".py"
+        files = {name + suffix for name, _ in WHERE.values()}
+        missing = sorted(file for file in files if not (folder / file).exists())
         if missing:
-            raise Wrong(f"the capstone uses your earlier exercises, but {', '.join(sorted(set(missing)))}.py "
-                        f"are not in {folder}: run it in the folder `make` created")
-        context = {name: load_student(folder / f"{name}.py") for name, _ in WHERE.values()}
+            raise Wrong(f"the capstone uses your earlier exercises, but {', '.join(missing)} are not in "
+                        f"{folder}: run it in the folder `make` created")
+        context = {name: load_student(folder / (name + suffix)) for name, _ in WHERE.values()}
     found = {}
     for part, (exercise, name) in WHERE.items():
         if name not in context.get(exercise, {}):
