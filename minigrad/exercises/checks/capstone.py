@@ -77,7 +77,7 @@ def check_forward(ns: dict, quick: bool) -> None:
         logits = model(images)
         expected = reference_forward(model, images)
         expect_close("the network's logits", logits, expected, f"a batch of {n} images (N, 1, 28, 28)",
-                     of="the logits (N, 10)", rtol=1e-4, atol=1e-5)
+                     of="the logits (N, 10)", rtol=1e-4, atol=1e-5, dtype=float32)
 
 
 def check_gradients(ns: dict, quick: bool) -> None:
@@ -93,7 +93,7 @@ def check_gradients(ns: dict, quick: bool) -> None:
         if mine[name] is None:
             raise Wrong(f"{name} got no gradient from your network's loss.backward()")
         expect_close(f"the gradient of {name}", mine[name], p.grad, "a batch of 4 images", of=name,
-                     rtol=1e-3, atol=1e-5)
+                     rtol=1e-3, atol=1e-5, dtype=float32)
 
 
 def check_training(ns: dict, quick: bool) -> str:
