@@ -75,6 +75,10 @@ def test_assert_close_like_pytorch(build: object, kwargs: dict) -> None:
     assert message == expected_message.replace("torch.", "minigrad.")
 
 
+def test_reached_as_torch_testing() -> None:
+    assert minigrad.testing.assert_close is assert_close   # `import minigrad as torch; torch.testing...`
+
+
 def test_numpy_arrays_compare_as_tensor_likes() -> None:
     with pytest.raises(AssertionError, match=r"Greatest absolute difference: 0.5 at index \(0,\)"):
         assert_close(numpy.array([1.0]), numpy.array([1.5]))
