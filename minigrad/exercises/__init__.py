@@ -97,14 +97,14 @@ def load_student(path: str | Path) -> dict:
         source = path.read_text(encoding="utf-8")
     sys.modules[module_name] = module   # dataclasses and pickling look their module up here
     try:
-        exec(compile(source, str(path), "exec"), vars(module))  # noqa: S102 (running the student's code is the point)
+        exec(compile(source, str(path), "exec"), vars(module))   # running the student's code is the point
     except BaseException:
         del sys.modules[module_name]
         raise
     return vars(module)
 
 
-def grade(name: str, namespace: dict | None, *, quick: bool = False, load_error: BaseException | None = None,
+def grade(name: str, namespace: dict, *, quick: bool = False, load_error: BaseException | None = None,
           context: dict | None = None) -> list[Result]:
     """Every part of exercise ``name`` run on ``namespace``; one :class:`Result` per part.
 
