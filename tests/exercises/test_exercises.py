@@ -127,6 +127,8 @@ def test_broken_file_fails_its_exercise_without_crashing(tmp_path: Path) -> None
     (tmp_path / "linear.py").write_text("def broken(:\n", encoding="utf-8")
     assert main(["check", "linear", "--dir", str(tmp_path)]) == 1
     assert main(["check", "sgd", "--dir", str(tmp_path)]) == 1   # no sgd.py at all
+    (tmp_path / "sgd.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    assert main(["check", "sgd", "--dir", str(tmp_path)]) == 1   # exiting at import fails it, not the grader
 
 
 def test_notebook_check_takes_one_function_or_globals(capsys: pytest.CaptureFixture) -> None:
