@@ -31,6 +31,7 @@ from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed,
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
 from minigrad import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
+from minigrad import testing  # torch.testing.assert_close as in PyTorch
 
 _memory.keep_freed_memory()  # glibc: reuse freed array memory instead of faulting it in anew
 

@@ -1,0 +1,142 @@
+"""The student copy: solution blocks blanked out, each exercise as a ``.py`` file and as a notebook.
+
+A solution block is marked in the reference solution as::
+
+    # BEGIN SOLUTION: the hint the student sees
+    ... the reference code ...
+    # END SOLUTION
+
+and becomes ``raise NotImplementedError("the hint the student sees")`` at the same
+indentation. Notebooks are written as nbformat-4 JSON with the standard library (nbformat
+itself is only a development dependency).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+
+BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN SOLUTION(?::\s*(?P<hint>.*?))?\s*$")
+END = re.compile(r"^\s*# END SOLUTION\s*$")
+DEFAULT_HINT = "write this part (see the statement at the top of the file)"
+
+
+class MarkerError(ValueError):
+    """Solution markers that do not pair up."""
+
+
+def blank_solutions(source: str, filename: str = "<exercise>") -> str:
+    """``source`` with every marked solution block replaced by ``raise NotImplementedError(hint)``."""
+    out: list[str] = []
+    opened: int | None = None
+    for number, line in enumerate(source.splitlines(keepends=True), start=1):
+        begin, end = BEGIN.match(line), END.match(line)
+        if begin:
+            if opened is not None:
+                raise MarkerError(f"{filename}:{number}: BEGIN SOLUTION inside the block opened at line "
+                                  f"{opened}")
+            opened = number
+            hint = begin.group("hint") or DEFAULT_HINT
+            out.append(f"{begin.group('indent')}raise NotImplementedError({hint!r})\n")
+        elif end:
+            if opened is None:
+                raise MarkerError(f"{filename}:{number}: END SOLUTION without a BEGIN SOLUTION")
+            opened = None
+        elif opened is None:
+            out.append(line)
+    if opened is not None:
+        raise MarkerError(f"{filename}:{opened}: BEGIN SOLUTION is never closed by END SOLUTION")
+    return "".join(out)
+
+
+def count_blocks(source: str) -> int:
+    return sum(1 for line in source.splitlines() if BEGIN.match(line))
+
+
+def split_statement(source: str) -> tuple[str, str]:
+    """(the module docstring — the statement —, the code after it)."""
+    tree = ast.parse(source)
+    first = tree.body[0] if tree.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return "", source
+    lines = source.splitlines(keepends=True)
+    return first.value.value, "".join(lines[first.end_lineno:]).lstrip("\n")
+
+
+def student_file(name: str, source: str) -> str:
+    """The ``.py`` a student edits: a line on how to check it, then the blanked solution."""
+    return (f"# minigrad course kit, exercise {name!r}. Fill in every `raise NotImplementedError(...)`,\n"
+            f"# then check it:  python -m minigrad.exercises check {name} --dir .\n"
+            + blank_solutions(source, f"{name}.py"))
+
+
+def notebook(number: int, name: str, title: str, source: str) -> dict:
+    """The exercise as a notebook: the statement, the code to complete, a blank cell, and the check."""
+    statement, code = split_statement(blank_solutions(source, f"{name}.py"))
+    code = "".join(line for line in code.splitlines(keepends=True)
+                   if line.strip() != "from __future__ import annotations").lstrip("\n")
+    heading, _, body = statement.partition("\n")
+    markdown = f"# {heading.strip() or f'Exercise {number} — {title}'}\n{body}"
+    cells = [_cell("markdown", "statement", markdown), _cell("code", "your-code", code),
+             _cell("code", "scratch", "# A blank cell: try things out here.\n"),
+             _cell("code", "check", f"from minigrad.exercises import check\n\ncheck({name!r}, globals()"
+                   + (", notebooks=True" if name == "capstone" else "") + ")\n")]
+    return {"cells": cells,
+            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def notebook_code(path: Path) -> str:
+    """The student's code in a notebook: its "your-code" cell (else every code cell but the check)."""
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    code = [cell for cell in cells if cell.get("cell_type") == "code"]
+    chosen = [cell for cell in code if cell.get("id") == "your-code"] or \
+        [cell for cell in code if "exercises import check" not in "".join(cell.get("source", []))]
+    return "\n".join("".join(cell.get("source", [])) for cell in chosen)
+
+
+def _cell(kind: str, cell_id: str, text: str) -> dict:
+    cell = {"cell_type": kind, "id": cell_id, "metadata": {}, "source": text.splitlines(keepends=True)}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` atomically (a temporary file beside it, then ``os.replace``)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def make_copy(directory: str | os.PathLike, exercises: list, *, force: bool = False) -> list[Path]:
+    """Write the student copy of ``exercises`` into ``directory``; returns the files written.
+
+    Existing files are never overwritten without ``force``: they may hold a student's work.
+    """
+    directory = Path(directory)
+    targets = [(ex, directory / f"{ex.name}.py", directory / f"{ex.name}.ipynb") for ex in exercises]
+    existing = [str(path) for _, py, ipynb in targets for path in (py, ipynb) if path.exists()]
+    if existing and not force:
+        raise FileExistsError(f"refusing to overwrite {', '.join(existing)} (it may hold a student's work; "
+                              f"use --force to replace it)")
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for number, (ex, py, ipynb) in enumerate(targets, start=1):
+        source = Path(ex.solution.__file__).read_text(encoding="utf-8")
+        write_text(py, student_file(ex.name, source))
+        cells = notebook(number, ex.name, ex.title, source)
+        write_text(ipynb, json.dumps(cells, indent=1, ensure_ascii=False) + "\n")
+        written += [py, ipynb]
+    return written

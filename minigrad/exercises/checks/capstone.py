@@ -1,0 +1,126 @@
+"""Checks of exercise 9: the student's CNN against the same network in minigrad's own ops, then training.
+
+The capstone needs the student's other exercises: ``ns["__context__"]`` maps each
+exercise name to the names the student's file for it defines (the grader fills it from
+the student's folder; in a notebook, from the ``.py`` files in the current folder).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy
+
+import minigrad.nn.functional as F
+from minigrad.creation import tensor
+from minigrad.data import MNIST, DataLoader, Subset
+from minigrad.dtypes import float32, int64
+from minigrad.exercises._grading import Wrong, expect_close
+from minigrad.exercises.checks._common import need
+from minigrad.random import Generator, manual_seed
+
+NAMES = ("ConvNet", "train_one_epoch", "accuracy")
+
+# where each part of the network comes from: (exercise, name in the student's file)
+WHERE = {"linear": ("linear", "linear"), "conv2d": ("conv_im2col", "conv2d"),
+         "relu": ("relu_maxpool", "relu"),
+         "max_pool2d": ("relu_maxpool", "max_pool2d"), "cross_entropy": ("softmax_xent", "cross_entropy"),
+         "SGD": ("sgd", "SGD")}
+# The full run: one epoch of SGD with momentum. The quick one (CI, a smoke test) takes 24 larger steps.
+FULL = {"train": 60_000, "test": 10_000, "batch": 64, "lr": 0.02, "required": 0.98}
+QUICK = {"train": 768, "test": 500, "batch": 32, "lr": 0.05, "required": 0.70}
+MOMENTUM, SEED = 0.9, 0
+
+
+def student_parts(ns: dict) -> SimpleNamespace:
+    """The student's Functions and optimiser, from the context the grader gave (or the current folder)."""
+    context = ns.get("__context__")
+    if context is None:
+        from minigrad.exercises import load_student  # noqa: PLC0415 (the package imports the checks)
+
+        folder, suffix = Path.cwd(), ".ipynb" if ns.get("__notebooks__") else ".py"
+        files = {name + suffix for name, _ in WHERE.values()}
+        missing = sorted(file for file in files if not (folder / file).exists())
+        if missing:
+            raise Wrong(f"the capstone uses your earlier exercises, but {', '.join(missing)} are not in "
+                        f"{folder}: run it in the folder `make` created")
+        context = {name: load_student(folder / (name + suffix)) for name, _ in WHERE.values()}
+    found = {}
+    for part, (exercise, name) in WHERE.items():
+        if name not in context.get(exercise, {}):
+            raise Wrong(f"the capstone needs `{name}` from your exercise {exercise!r}, which defines none")
+        found[part] = context[exercise][name]
+    return SimpleNamespace(**found)
+
+
+def reference_forward(model: object, x: object) -> object:
+    """The capstone network in minigrad's own ops, with the student's model's parameters."""
+    x = F.max_pool2d(F.relu(F.conv2d(x, model.conv1.weight, model.conv1.bias, padding=2)), 2)
+    x = F.max_pool2d(F.relu(F.conv2d(x, model.conv2.weight, model.conv2.bias, padding=1)), 2)
+    x = F.relu(F.linear(x.reshape(x.shape[0], -1), model.fc1.weight, model.fc1.bias))
+    return F.linear(x, model.fc2.weight, model.fc2.bias)
+
+
+def _batch(seed: int, n: int) -> tuple:
+    rng = numpy.random.default_rng(seed)
+    return (tensor(rng.uniform(0, 1, size=(n, 1, 28, 28)), dtype=float32),
+            tensor(rng.integers(0, 10, size=n), dtype=int64))
+
+
+def check_forward(ns: dict, quick: bool) -> None:
+    parts = student_parts(ns)
+    manual_seed(SEED)
+    model = need(ns, "ConvNet")(parts)
+    for n in (3, 1):
+        images, _ = _batch(29, n)
+        logits = model(images)
+        expected = reference_forward(model, images)
+        expect_close("the network's logits", logits, expected, f"a batch of {n} images (N, 1, 28, 28)",
+                     of="the logits (N, 10)", rtol=1e-4, atol=1e-5, dtype=float32)
+
+
+def check_gradients(ns: dict, quick: bool) -> None:
+    parts = student_parts(ns)
+    manual_seed(SEED)
+    model = need(ns, "ConvNet")(parts)
+    images, labels = _batch(30, 4)
+    parts.cross_entropy(model(images), labels).backward()
+    mine = {name: p.grad for name, p in model.named_parameters()}
+    model.zero_grad()
+    F.cross_entropy(reference_forward(model, images), labels).backward()
+    for name, p in model.named_parameters():
+        if mine[name] is None:
+            raise Wrong(f"{name} got no gradient from your network's loss.backward()")
+        expect_close(f"the gradient of {name}", mine[name], p.grad, "a batch of 4 images", of=name,
+                     rtol=1e-3, atol=1e-5, dtype=float32)
+
+
+def check_training(ns: dict, quick: bool) -> str:
+    parts = student_parts(ns)
+    sizes = QUICK if quick else FULL
+    try:
+        train, test = MNIST(train=True), MNIST(train=False)
+    except RuntimeError as error:
+        raise Wrong(f"MNIST is not available, so the training run cannot be graded: {error}") from None
+    if sizes["train"] < len(train):
+        train, test = Subset(train, range(sizes["train"])), Subset(test, range(sizes["test"]))
+    manual_seed(SEED)
+    model = need(ns, "ConvNet")(parts)
+    optimizer = parts.SGD(model.parameters(), lr=sizes["lr"], momentum=MOMENTUM)
+    shuffle = Generator().manual_seed(SEED)
+    train_loader = DataLoader(train, batch_size=sizes["batch"], shuffle=True, generator=shuffle)
+    start = time.perf_counter()
+    loss = need(ns, "train_one_epoch")(model, optimizer, train_loader, parts)
+    seconds = time.perf_counter() - start
+    correct = need(ns, "accuracy")(model, DataLoader(test, batch_size=1000))
+    report = (f"one epoch on {sizes['train']} training images: mean loss {loss:.4f}, test accuracy "
+              f"{correct:.2%} on {sizes['test']} test images ({seconds:.0f} s of training)")
+    if not correct >= sizes["required"]:
+        raise Wrong(f"{report}; at least {sizes['required']:.0%} is needed")
+    return report
+
+
+PARTS = [("the network's forward", 3, check_forward), ("gradients of one batch", 3, check_gradients),
+                ("training run", 4, check_training)]

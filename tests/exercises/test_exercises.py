@@ -1,0 +1,205 @@
+"""The course kit: the solutions pass, a fresh copy fails cleanly, wrong answers are named."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import minigrad.exercises as exercises
+from minigrad.exercises import grade, load_student
+from minigrad.exercises.__main__ import main
+from minigrad.exercises._grading import run_part
+from minigrad.exercises._student import MarkerError, blank_solutions, make_copy, split_statement
+
+NAMES = ["broadcasting", "linear", "softmax_xent", "relu_maxpool", "conv_im2col", "conv_rot180", "batchnorm",
+         "sgd", "capstone"]
+WITHOUT_CAPSTONE = NAMES[:-1]
+
+
+def reference_context() -> dict:
+    return {name: vars(exercises.exercise(name).solution) for name in NAMES}
+
+
+def test_list_names_the_nine(capsys: pytest.CaptureFixture) -> None:
+    assert exercises.names() == NAMES
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for number, name in enumerate(NAMES, start=1):
+        assert f"{number}. {name}" in out
+
+
+@pytest.mark.parametrize("name", WITHOUT_CAPSTONE)
+def test_reference_solutions_pass(name: str) -> None:
+    results = grade(name, reference_context()[name])
+    assert results and all(r.passed for r in results), [r.message for r in results if not r.passed]
+
+
+def test_capstone_trains_on_a_subset() -> None:
+    if not (Path(os.environ.get("MINIGRAD_DATA", "")) / "train-images-idx3-ubyte.gz").exists():
+        pytest.skip("MNIST is not in MINIGRAD_DATA")
+    results = grade("capstone", reference_context()["capstone"], quick=True, context=reference_context())
+    assert all(r.passed for r in results), [r.message for r in results if not r.passed]
+    assert "test accuracy" in results[-1].message
+
+
+def test_fresh_copy_fails_every_exercise_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["make", str(tmp_path / "copy")]) == 0
+    report = tmp_path / "results.json"
+    assert main(["check", "--dir", str(tmp_path / "copy"), "--quick", "--json", str(report)]) == 1
+    out = capsys.readouterr().out
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["score"] == 0
+    graded = {test["name"].split(":")[0] for test in data["tests"]}
+    assert graded == set(NAMES)
+    for test in data["tests"]:
+        assert test["score"] == 0 and test["status"] == "failed"
+        assert test["output"].startswith("not implemented yet (in "), test
+    assert "score: 0 / 90" in out
+
+
+def test_results_json_has_gradescopes_layout(tmp_path: Path) -> None:
+    report = tmp_path / "out" / "results.json"
+    assert main(["check", "--solutions", "linear", "sgd", "--json", str(report)]) == 0
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert set(data) >= {"score", "tests"}
+    assert data["score"] == sum(test["max_score"] for test in data["tests"]) == 20
+    for test in data["tests"]:
+        assert set(test) >= {"name", "score", "max_score", "output"}
+        assert test["score"] == test["max_score"] and test["output"] == "ok"
+    assert [t["name"] for t in data["tests"]][:2] == ["linear: grad_input", "linear: grad_weight"]
+
+
+def test_student_copy_blanks_every_block(tmp_path: Path) -> None:
+    nbformat = pytest.importorskip("nbformat")
+    written = make_copy(tmp_path, exercises.EXERCISES)
+    assert len(written) == 18
+    for ex in exercises.EXERCISES:
+        source = (tmp_path / f"{ex.name}.py").read_text(encoding="utf-8")
+        compile(source, ex.name, "exec")
+        assert "BEGIN SOLUTION" not in source and "END SOLUTION" not in source
+        assert source.count("raise NotImplementedError(") >= 1
+        notebook = nbformat.read(tmp_path / f"{ex.name}.ipynb", as_version=4)
+        nbformat.validate(notebook)
+        kinds = [cell.cell_type for cell in notebook.cells]
+        assert kinds == ["markdown", "code", "code", "code"]
+        assert notebook.cells[0].source.startswith("# Exercise")
+        assert notebook.cells[2].source.startswith("# A blank cell")
+        assert f"check({ex.name!r}, globals()" in notebook.cells[3].source
+
+
+def test_make_never_overwrites_work(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["make", str(tmp_path), "linear"]) == 0
+    (tmp_path / "linear.py").write_text("# my work\n", encoding="utf-8")
+    assert main(["make", str(tmp_path), "linear"]) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+    assert (tmp_path / "linear.py").read_text(encoding="utf-8") == "# my work\n"
+    assert main(["make", str(tmp_path), "linear", "--force"]) == 0
+    assert main(["check", "--solutions", "nonsense"]) == 2
+
+
+def test_notebooks_can_be_graded(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    make_copy(tmp_path, [exercises.exercise("linear"), exercises.exercise("sgd")])
+    notebook_path = tmp_path / "linear.ipynb"
+    notebook = json.loads(notebook_path.read_text(encoding="utf-8"))
+    solution = Path(exercises.exercise("linear").solution.__file__).read_text(encoding="utf-8")
+    _, code = split_statement(solution)
+    for cell in notebook["cells"]:
+        if cell["id"] == "your-code":
+            cell["source"] = code.splitlines(keepends=True)
+    notebook_path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert main(["check", "linear", "--dir", str(tmp_path), "--notebooks"]) == 0
+    assert main(["check", "linear", "sgd", "--dir", str(tmp_path), "--notebooks"]) == 1
+    assert "not implemented yet (in step, sgd.ipynb line" in capsys.readouterr().out
+
+
+def test_markers_must_pair() -> None:
+    assert blank_solutions("x = 1\n    # BEGIN SOLUTION: do it\n    y = 2\n    # END SOLUTION\n") == \
+        "x = 1\n    raise NotImplementedError('do it')\n"
+    with pytest.raises(MarkerError, match="never closed"):
+        blank_solutions("# BEGIN SOLUTION\nx = 1\n")
+    with pytest.raises(MarkerError, match="without a BEGIN"):
+        blank_solutions("x = 1\n# END SOLUTION\n")
+
+
+def test_broken_file_fails_its_exercise_without_crashing(tmp_path: Path) -> None:
+    (tmp_path / "linear.py").write_text("def broken(:\n", encoding="utf-8")
+    assert main(["check", "linear", "--dir", str(tmp_path)]) == 1
+    assert main(["check", "sgd", "--dir", str(tmp_path)]) == 1   # no sgd.py at all
+    (tmp_path / "sgd.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")
+    assert main(["check", "sgd", "--dir", str(tmp_path)]) == 1   # exiting at import fails it, not the grader
+
+
+def test_notebook_check_takes_one_function_or_globals(capsys: pytest.CaptureFixture) -> None:
+    linear = exercises.exercise("linear").solution
+    assert exercises.check("linear", linear.LinearFunction)
+    assert exercises.check("linear", vars(linear))
+    assert not exercises.check("linear", {})
+    assert "your code defines no `LinearFunction`" in capsys.readouterr().out
+
+
+# --- wrong answers are caught and named ------------------------------------------------------
+
+# (exercise, the reference line, the wrong line, the part that must fail, what its message must say)
+WRONG = [
+    ("linear", "grad_weight = Tensor(xp.matmul(g.T, rows))", "grad_weight = Tensor(xp.matmul(rows.T, g))",
+     "grad_weight", ["grad_weight (∂L/∂W) has shape (3, 5) but should have shape (5, 3)", "(transposed?)"]),
+    ("linear", "grad_bias = Tensor(g.sum(axis=0))", "grad_bias = Tensor(g)",
+     "grad_bias", ["grad_bias (∂L/∂b) has shape (4, 5) but should have shape (5,)",
+                   "not summed over the batch"]),
+    ("linear", "grad_input = Tensor(xp.matmul(g, weight.array).reshape(x.shape))",
+     "grad_input = Tensor(xp.matmul(g, weight.array * 0.5).reshape(x.shape))",
+     "grad_input", ["grad_input (∂L/∂x) is wrong for x (4, 3)", "largest difference",
+                    "first index that differs"]),
+    ("conv_rot180", "return crop2d(correlate(full, rot180(weight), (1, 1), dilation), padding)",
+     "return crop2d(correlate(full, weight.transpose(1, 0, 2, 3), (1, 1), dilation), padding)",
+     "grad_input by rot180", ["dx = δ ∗ rot180(W) (conv2d_grad_input) is wrong for x (2, 3, 6, 6)",
+                              "first index that differs"]),
+    ("conv_im2col", "grad_bias = Tensor(g.sum(axis=(0, 2, 3)))", "grad_bias = Tensor(g.sum(axis=(2, 3)))",
+     "grad_bias", ["grad_bias (∂L/∂b) has shape (2, 4) but should have shape (4,)"]),
+    ("conv_im2col", "grad_weight = (delta @ cols_g.transpose(0, 2, 1)).reshape(weight.shape)",
+     "grad_weight = (delta @ cols_g.transpose(0, 2, 1)).reshape(weight.shape[::-1]).transpose(3, 2, 1, 0)",  # noqa: E501
+     "grad_weight", ["grad_weight (∂L/∂W) is wrong for x (2, 3, 6, 6), weight (4, 3, 3, 3)"]),
+    ("relu_maxpool", "grad_x = grad.array * (x.array > 0)", "grad_x = grad.array * (x.array <= 0)",
+     "ReLU backward", ["ReLU's grad_x (∂L/∂x) is wrong"]),
+    ("relu_maxpool", "grad_x = grad.array * (x.array > 0)", "grad_x = grad.array * (x.array >= 0)",
+     "ReLU backward", ["not 0 where x == 0", "x > 0, not x >= 0"]),
+    ("sgd", "buffer.mul_(momentum).add_(g, alpha=1 - dampening)",
+     "buffer.add_(g, alpha=1 - dampening).mul_(momentum)",
+     "momentum and dampening", ["parameter 0 after step 2 is wrong for lr=0.1, momentum=0.9"]),
+    ("sgd", "buffer = state[\"momentum_buffer\"] = g.clone()",
+     "buffer = state[\"momentum_buffer\"] = g.clone().mul_(1 - dampening)",
+     "momentum and dampening",
+     ["parameter 0 after step 1 is wrong for lr=0.05, momentum=0.5, dampening=0.3"]),
+    ("softmax_xent", "grad_z *= grad.array / n", "grad_z *= grad.array",
+     "fused CrossEntropy backward", ["CrossEntropy's grad_z (∂L/∂z) is wrong for z (4, 5)"]),
+    ("softmax_xent", "grad_logp[xp.arange(n), target.array] = -grad.array / n",
+     "grad_logp[xp.arange(n), target.array] = grad.array / n",
+     "NLLLoss backward", ["NLLLoss's grad_logp (∂L/∂logp) is wrong"]),
+    ("batchnorm", "m * g - g.sum(axis=axes, keepdims=True) - x_hat", "m * g - x_hat",
+     "grad_x (the fused expression)",
+     ["grad_x (∂L/∂x) is wrong for x (8, 5) (against autograd through the steps)"]),
+    ("broadcasting", "grad = grad.sum(axis=stretched, keepdims=True)", "grad = grad.sum(axis=stretched)",
+     "sum_to_shape", ["sum_to_shape(grad, shape) has shape"]),
+    ("capstone", "x = p.relu(p.linear(x, self.fc1.weight, self.fc1.bias))",
+     "x = p.linear(x, self.fc1.weight, self.fc1.bias)",
+     "the network's forward", ["the network's logits is wrong for a batch of 3 images"]),
+]
+
+
+@pytest.mark.parametrize("name, right, wrong, part, fragments", WRONG,
+                         ids=[f"{w[0]}-{i}" for i, w in enumerate(WRONG)])
+def test_wrong_formula_is_named(tmp_path: Path, name: str, right: str, wrong: str, part: str,
+                                fragments: list) -> None:
+    source = Path(exercises.exercise(name).solution.__file__).read_text(encoding="utf-8")
+    assert source.count(right) == 1, "the reference line this test changes has moved"
+    path = tmp_path / f"{name}.py"
+    path.write_text(source.replace(right, wrong), encoding="utf-8")
+    namespace = {**load_student(path), "__context__": reference_context()}
+    (check,) = [c for p, _, c in exercises.exercise(name).parts if p == part]
+    result = run_part(name, part, lambda: check(namespace, True), 1)
+    assert not result.passed, f"{part} passed with {wrong!r}"
+    for fragment in fragments:
+        assert fragment in result.message
