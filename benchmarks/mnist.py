@@ -82,6 +82,7 @@ def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
         import minigrad as lib
         import minigrad.nn  # noqa: F401
         import minigrad.optim  # noqa: F401
+        lib.memory.keep_freed_memory()  # as examples/mnist_cnn.py opts in
     model, optimizer, images, labels = setup(lib, batch_size)
     timed_steps(lib, model, optimizer, images, labels, 3)  # warm up: allocations, BLAS threads
     medians = timed_steps(lib, model, optimizer, images, labels, steps)

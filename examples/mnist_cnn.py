@@ -373,6 +373,9 @@ def train(args: argparse.Namespace, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # A training script's own choice, for its whole process: glibc keeps freed arrays for reuse
+    # instead of page-faulting them in anew every step (see minigrad/memory.py).
+    mg.memory.keep_freed_memory()
     out = Path(args.out)
     prepare_output_folder(out)
     try:

@@ -6,9 +6,8 @@ in the project's SPEC. This file only re-exports the public names.
 # ruff: noqa: I001, A004, F401  (import order matters: the Tensor first, then what builds on it)
 
 from minigrad._version import __version__
-from minigrad import _memory
 from minigrad.tensor import Size, Tensor
-from minigrad import accelerator, autograd, backend, backends, cuda, dtypes
+from minigrad import accelerator, autograd, backend, backends, cuda, dtypes, memory
 from minigrad.autograd import (
     enable_grad,
     inference_mode,
@@ -33,8 +32,6 @@ from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.util
 from minigrad import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
 from minigrad import testing  # torch.testing.assert_close as in PyTorch
 
-_memory.keep_freed_memory()  # glibc: reuse freed array memory instead of faulting it in anew
-
 float = float32  # noqa: A001  (PyTorch's aliases)
 double = float64
 half = float16
@@ -43,8 +40,8 @@ int = int32  # noqa: A001
 short = int16
 
 __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "backends", "cuda",
-           "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled", "inference_mode", "set_grad_enabled",
-           "is_grad_enabled",
+           "memory", "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled", "inference_mode",
+           "set_grad_enabled", "is_grad_enabled",
            "device", "Device", "set_backend", "set_default_device", "get_default_device",
            "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
            "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",

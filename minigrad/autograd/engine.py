@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad import backend
-from minigrad._layout import contiguous_copy, short_run_ufuncs
+from minigrad._layout import contiguous_copy
 from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, _Profiling, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.ops._util import ieee_results
@@ -153,15 +153,19 @@ class BackwardPass:
             for index, grad in enumerate(grads):
                 if (node, index) in self.capture:
                     self.capture[(node, index)] = grad
+        # inf and nan in gradients come silently, as in PyTorch (NumPy would warn): around minigrad's
+        # own arithmetic only, so that the user's hooks run with their own NumPy settings.
         if isinstance(node, AccumulateGrad):
             if self.accumulate and grads[0] is not None:
-                node.accumulate(grads[0])
+                with ieee_results():
+                    node.accumulate(grads[0])
             return node, grads, ()
 
         grad_enabled = _GradMode.enabled
         _GradMode.enabled = False
         try:
-            input_grads = self._call_backward(node, grads)
+            with ieee_results():
+                input_grads = self._call_backward(node, grads)
         finally:
             _GradMode.enabled = grad_enabled
         if node._post_hooks:
@@ -169,15 +173,13 @@ class BackwardPass:
                 hook(input_grads, tuple(grads))
         if not self.retain_graph:
             node._release()
-        self._send(node, input_grads)
+        with ieee_results():
+            self._send(node, input_grads)
         return node, grads, input_grads
 
     def run(self) -> None:
-        # inf and nan in gradients come silently, as in PyTorch (NumPy would warn); strided views'
-        # ufuncs (col2im's adds, pooling's and ReLU's gradients) run unbuffered (see _layout.py).
-        with ieee_results(), short_run_ufuncs():
-            while self.ready:
-                self.step()
+        while self.ready:
+            self.step()
 
     def _call_backward(self, node: Node, grads: list) -> tuple:
         """Run one node's backward on its output gradients; return one checked gradient per input."""

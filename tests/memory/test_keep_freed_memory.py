@@ -1,19 +1,20 @@
-"""minigrad keeps freed array memory in the process (glibc), so big arrays do not page-fault anew."""
+"""minigrad changes no process-wide setting by itself; keeping freed memory is an explicit opt-in.
+
+Each probe runs in a fresh interpreter, since the settings it looks at belong to the process.
+"""
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
-from minigrad import _memory
+from minigrad import memory
 
 # Allocate, fill and free a 16 MiB array 40 times after a first one; report the page faults this cost.
-PROBE = """
-import json, resource
+FAULTS = """
+import resource
 import numpy
-import minigrad
 def use_an_array():
     a = numpy.empty(4 * 1024 * 1024, dtype=numpy.float32)
     a.fill(1.0)
@@ -21,25 +22,50 @@ use_an_array()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for _ in range(40):
     use_an_array()
-print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before))
+faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+"""
+
+# numpy's settings before minigrad, inside a backward hook and after a whole training step.
+TRAINING_STEP = """
+import json
+import numpy
+before = {"bufsize": numpy.getbufsize(), "err": numpy.geterr()}
+import minigrad as mg
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                      nn.Linear(4 * 7 * 7, 10))
+optimizer = mg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+seen = {}
+hidden = model[:2](mg.randn(8, 1, 14, 14))
+hidden.register_hook(lambda g: seen.update(bufsize=numpy.getbufsize(), err=numpy.geterr()))
+loss = F.cross_entropy(model[2:](hidden), mg.randint(0, 10, (8,)))
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+after = {"bufsize": numpy.getbufsize(), "err": numpy.geterr()}
 """
 
 
-def _page_faults(keep: str) -> int:
-    env = dict(os.environ, MINIGRAD_KEEP_FREED_MEMORY=keep)
-    completed = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env,
-                               check=True)
-    return json.loads(completed.stdout)
+def _run(code: str, result: str) -> object:
+    completed = subprocess.run([sys.executable, "-c", code + f"\nprint(json.dumps({result}))"],
+                               capture_output=True, text=True, check=True)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(not _memory._is_glibc(), reason="the allocator tuning exists only for glibc")
-def test_freed_arrays_are_reused_without_page_faults():
-    without = _page_faults("0")
-    kept = _page_faults("1")
-    assert without >= 40, f"the probe should fault at least once per array without the tuning ({without})"
-    assert kept < without / 10, (kept, without)
+def test_import_and_a_training_step_leave_numpy_settings_alone():
+    before, seen, after = _run(TRAINING_STEP, "[before, seen, after]")
+    assert seen == before, "a backward hook saw minigrad's NumPy settings"
+    assert after == before
 
 
-def test_opting_out_leaves_the_allocator_alone(monkeypatch):
-    monkeypatch.setenv("MINIGRAD_KEEP_FREED_MEMORY", "0")
-    assert _memory.keep_freed_memory() is False
+@pytest.mark.skipif(not memory._is_glibc(), reason="the allocator tuning exists only for glibc")
+def test_the_allocator_is_untouched_unless_the_program_opts_in():
+    untouched = _run(TRAINING_STEP + FAULTS, "faults")
+    opted_in = _run("import json, minigrad; minigrad.memory.keep_freed_memory()\n" + FAULTS, "faults")
+    assert untouched >= 40, f"without the opt-in every array should fault anew ({untouched})"
+    assert opted_in < untouched / 10, (opted_in, untouched)
+
+
+def test_opting_in_says_whether_it_took_effect():
+    assert _run("import json, minigrad; ok = minigrad.memory.keep_freed_memory()", "ok") is memory._is_glibc()

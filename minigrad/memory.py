@@ -1,16 +1,20 @@
-"""Keep freed array memory in the process, so the next array of that size needs no new pages.
+"""Opt in to keeping freed array memory in the process, so the next array of that size needs no new pages.
 
 A training step allocates and frees the same big arrays again and again (im2col's
 columns, activations, their gradients). glibc's ``malloc`` hands big freed blocks back
 to the kernel, and every page of the next such array then costs a page fault and the
-kernel zeroing it: on the MNIST CNN, 2,700 faults and a quarter of each step spent in
-the kernel. Raising glibc's mmap and trim thresholds keeps freed blocks in the process
-for reuse — what PyTorch's caching allocators do for their own tensors. Arrays larger
-than the highest threshold glibc accepts (32 MiB) are still handed back.
+kernel zeroing it. Raising glibc's mmap and trim thresholds keeps freed blocks in the
+process for reuse — what PyTorch's caching allocators do for their own tensors. Arrays
+larger than the highest threshold glibc accepts (32 MiB) are still handed back.
 
-Only glibc (Linux) has these knobs; on macOS, Windows or musl nothing happens. Set the
-environment variable ``MINIGRAD_KEEP_FREED_MEMORY=0`` before importing minigrad to leave
-the allocator alone.
+This changes the C allocator of the whole process, so minigrad never does it by itself:
+a program opts in with one call, as ``examples/mnist_cnn.py`` does::
+
+    import minigrad as mg
+    mg.memory.keep_freed_memory()   # True where it took effect (glibc, i.e. Linux)
+
+Only glibc (Linux) has these knobs; on macOS, Windows or musl the call does nothing and
+returns False. docs/performance.md has the measurements.
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ LARGEST_MMAP_THRESHOLD = 32 * 1024 * 1024    # glibc refuses more on 64-bit syst
 NEVER_TRIM = 2**31 - 1
 
 
+__all__ = ["keep_freed_memory"]
+
+
 def keep_freed_memory() -> bool:
-    """Tune glibc's allocator to keep freed blocks up to 32 MiB; True if it was done."""
-    if os.environ.get("MINIGRAD_KEEP_FREED_MEMORY", "1") == "0":
-        return False
+    """Tune glibc's allocator, for the whole process, to keep freed blocks up to 32 MiB; True if done."""
     if not _is_glibc():
         return False
     try:
