@@ -28,6 +28,8 @@ from minigrad.legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, F
                              IntTensor, LongTensor, ShortTensor)
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad.serialization import load, save
+from minigrad.threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
+                              set_num_threads)
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
 from minigrad import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
 from minigrad import testing  # torch.testing.assert_close as in PyTorch
@@ -40,8 +42,9 @@ int = int32  # noqa: A001
 short = int16
 
 __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "backends", "cuda",
-           "memory", "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled", "inference_mode",
-           "set_grad_enabled", "is_grad_enabled",
+           "memory", "get_num_threads", "set_num_threads", "get_num_interop_threads",
+           "set_num_interop_threads", "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled",
+           "inference_mode", "set_grad_enabled", "is_grad_enabled",
            "device", "Device", "set_backend", "set_default_device", "get_default_device",
            "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
            "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",

@@ -1,0 +1,56 @@
+"""How many threads minigrad computes with: ``mg.set_num_threads(n)`` and ``mg.get_num_threads()``.
+
+minigrad's arithmetic runs in NumPy, and NumPy's matrix products (every convolution and linear
+layer) run on the threads of its BLAS library. ``set_num_threads`` limits that BLAS, through
+threadpoolctl, for the rest of the process, as ``torch.set_num_threads`` limits PyTorch's
+intra-op threads; ``get_num_threads`` says how many it uses. Nothing changes until a program
+calls ``set_num_threads``. On the GPU (CuPy) the number does not apply.
+
+``set_num_interop_threads`` / ``get_num_interop_threads`` exist for PyTorch's programs: minigrad
+runs one operation at a time, so the number is kept and reported, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from threadpoolctl import ThreadpoolController
+
+__all__ = ["get_num_interop_threads", "get_num_threads", "set_num_interop_threads", "set_num_threads"]
+
+_threads: int | None = None   # set by set_num_threads; None: whatever the BLAS uses
+_interop_threads = 1
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuntimeError(f"{name} expects an int, but got {type(value).__name__}")
+    if value <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
+    return value
+
+
+def set_num_threads(n: int) -> None:
+    """Compute with at most ``n`` threads (NumPy's BLAS), from now on in this process."""
+    global _threads
+    _threads = _positive_int(n, "set_num_threads")
+    ThreadpoolController().limit(limits=_threads, user_api="blas")
+
+
+def get_num_threads() -> int:
+    """The threads minigrad computes with: the last ``set_num_threads``, else the BLAS's own count."""
+    if _threads is not None:
+        return _threads
+    counts = [pool.num_threads for pool in ThreadpoolController().select(user_api="blas").lib_controllers]
+    return max(counts) if counts else os.cpu_count() or 1
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Accepted for PyTorch's programs; minigrad runs one operation at a time."""
+    global _interop_threads
+    _interop_threads = _positive_int(n, "set_num_interop_threads")
+
+
+def get_num_interop_threads() -> int:
+    """1 unless set: minigrad runs one operation at a time."""
+    return _interop_threads

@@ -1,0 +1,48 @@
+"""mg.set_num_threads / mg.get_num_threads as PyTorch's: they limit NumPy's BLAS for the process.
+
+Each case runs in a fresh interpreter, since the BLAS's thread count belongs to the process.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from _torch import raises_like_torch
+
+
+def _run(code: str) -> object:
+    completed = subprocess.run([sys.executable, "-c", "import json, numpy, minigrad as mg\n" + code],
+                               capture_output=True, text=True, check=True)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+BLAS_THREADS = """
+from threadpoolctl import threadpool_info
+blas = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+"""
+
+
+def test_set_num_threads_limits_numpys_blas():
+    before, blas_before = _run(BLAS_THREADS + "print(json.dumps([mg.get_num_threads(), blas]))")
+    assert blas_before and before == max(blas_before)   # untouched until asked
+    after, blas_after = _run("mg.set_num_threads(1)\n" + BLAS_THREADS
+                             + "print(json.dumps([mg.get_num_threads(), blas]))")
+    assert after == 1 and set(blas_after) == {1}
+
+
+def test_interop_threads_are_kept_and_reported():
+    assert _run("mg.set_num_interop_threads(3); print(json.dumps(mg.get_num_interop_threads()))") == 3
+
+
+@pytest.mark.parametrize("value", [0, -1, 2.5, "2", True])
+@pytest.mark.parametrize("name", ["set_num_threads", "set_num_interop_threads"])
+def test_bad_thread_counts_raise_like_torch(name, value):
+    if name == "set_num_interop_threads" and value in (0, -1):
+        # PyTorch's check here depends on whether its pool has started; minigrad's is the same check
+        import minigrad
+
+        with pytest.raises(RuntimeError, match="expects a positive integer"):
+            minigrad.set_num_interop_threads(value)
+        return
+    raises_like_torch(lambda m: getattr(m, name)(value), RuntimeError, name)
