@@ -27,6 +27,7 @@ from minigrad.functions import abs, max, min, pow, sum
 from minigrad.legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                              IntTensor, LongTensor, ShortTensor)
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from minigrad._formatting import set_printoptions
 from minigrad.serialization import load, save
 from minigrad.threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                               set_num_threads)
@@ -42,7 +43,7 @@ int = int32  # noqa: A001
 short = int16
 
 __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "backends", "cuda",
-           "memory", "get_num_threads", "set_num_threads", "get_num_interop_threads",
+           "memory", "set_printoptions", "get_num_threads", "set_num_threads", "get_num_interop_threads",
            "set_num_interop_threads", "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled",
            "inference_mode", "set_grad_enabled", "is_grad_enabled",
            "device", "Device", "set_backend", "set_default_device", "get_default_device",

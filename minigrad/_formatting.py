@@ -1,6 +1,6 @@
 """``repr(tensor)`` as PyTorch prints it: ``tensor([1., 2.], requires_grad=True)``.
 
-A port of PyTorch's ``torch/_tensor_str.py`` (default print options) on a host copy of the
+A port of PyTorch's ``torch/_tensor_str.py`` (and its ``set_printoptions``) on a host copy of the
 data, so a student's printout matches a PyTorch notebook character for character but for
 the module name (``minigrad.float64`` for ``torch.float64``):
 
@@ -8,13 +8,17 @@ the module name (``minigrad.float64`` for ``torch.float64``):
   ``1.`` for integral values, 4 decimals, or scientific for wide ranges; padded to one width;
 - rows of ``floor((80 - indent) / (width + 2))`` elements, nested dimensions on new lines;
 - tensors of more than 1000 elements summarised with `` ...`` after 3 items at each edge;
+  (the 4 decimals, 80 columns, 1000 and 3 are :func:`set_printoptions`'s defaults)
 - suffixes (``dtype=``, ``grad_fn=``, ...) after ``, `` or, when the line would pass 80
   columns, on a new line under the first bracket.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -22,10 +26,53 @@ import numpy
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 
-_LINE_WIDTH = 80
-_THRESHOLD = 1000  # more elements than this are summarised with "..."
-_EDGE_ITEMS = 3
-_PRECISION = 4
+
+@dataclasses.dataclass
+class _PrintOptions:
+    """What ``set_printoptions`` sets (PyTorch's defaults)."""
+
+    precision: int = 4           # digits after the point
+    threshold: float = 1000      # more elements than this are summarised with "..."
+    edgeitems: int = 3           # items shown at each edge of a summarised dimension
+    linewidth: int = 80          # columns before a row wraps
+    sci_mode: bool | None = None  # None: scientific notation when the values' range asks for it
+
+
+PRINT_OPTIONS = _PrintOptions()
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision: int | None = None, threshold: float | None = None,
+                     edgeitems: int | None = None, linewidth: int | None = None, profile: str | None = None,
+                     sci_mode: bool | None = None) -> None:
+    """How tensors print, as ``torch.set_printoptions``: a ``profile`` ('default', 'short', 'full')
+    first, then each option given; ``sci_mode`` is always set (None: chosen from the values)."""
+    if profile in _PROFILES:
+        (PRINT_OPTIONS.precision, PRINT_OPTIONS.threshold, PRINT_OPTIONS.edgeitems,
+         PRINT_OPTIONS.linewidth) = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
+                        ("linewidth", linewidth)):
+        if value is not None:
+            setattr(PRINT_OPTIONS, name, value)
+    PRINT_OPTIONS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The current options, as keyword arguments for :func:`set_printoptions`."""
+    return dataclasses.asdict(PRINT_OPTIONS)
+
+
+@contextlib.contextmanager
+def printoptions(**options: Any) -> Iterator[None]:
+    """Print with ``options`` inside the ``with`` block; the previous options return after it."""
+    previous = get_printoptions()
+    set_printoptions(**options)
+    try:
+        yield
+    finally:
+        set_printoptions(**previous)
+
+
 _IMPLICIT_DTYPES = ("int64", "bool")  # PyTorch does not print these, nor the default float dtype
 
 
@@ -46,33 +93,39 @@ class _Formatter:
         smallest, largest = magnitudes.min(), magnitudes.max()
         self.int_mode = bool(numpy.all(shown == numpy.ceil(shown)))
         self.sci_mode = bool(largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4)
+        if PRINT_OPTIONS.sci_mode is not None:
+            self.sci_mode = bool(PRINT_OPTIONS.sci_mode)
+        precision = PRINT_OPTIONS.precision
         for value in shown.tolist():
             if self.sci_mode:
-                text = f"{value:.{_PRECISION}e}"
+                text = f"{value:.{precision}e}"
             elif self.int_mode:
                 text = f"{value:.0f}."
             else:
-                text = f"{value:.{_PRECISION}f}"
+                text = f"{value:.{precision}f}"
             self.width = max(self.width, len(text))
 
     def format(self, value: Any) -> str:
         if not self.floating:
             text = str(value)
         elif self.sci_mode:
-            text = f"{value:{self.width}.{_PRECISION}e}"
+            text = f"{value:{self.width}.{PRINT_OPTIONS.precision}e}"
         elif self.int_mode:
             text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
         else:
-            text = f"{value:.{_PRECISION}f}"
+            text = f"{value:.{PRINT_OPTIONS.precision}f}"
         return text.rjust(self.width)
 
 
 def _vector(values: numpy.ndarray, indent: int, summarize: bool, formatter: _Formatter) -> str:
     """A 1-D row, wrapped so that each line holds as many elements as fit in 80 columns."""
-    per_line = max(1, (_LINE_WIDTH - indent) // (formatter.width + 2))
-    if summarize and values.shape[0] > 2 * _EDGE_ITEMS:
-        items = ([formatter.format(v) for v in values[:_EDGE_ITEMS].tolist()] + [" ..."]
-                 + [formatter.format(v) for v in values[-_EDGE_ITEMS:].tolist()])
+    per_line = max(1, (PRINT_OPTIONS.linewidth - indent) // (formatter.width + 2))
+    edge = PRINT_OPTIONS.edgeitems
+    if summarize and not edge:
+        items = ["..."]
+    elif summarize and values.shape[0] > 2 * edge:
+        items = ([formatter.format(v) for v in values[:edge].tolist()] + [" ..."]
+                 + [formatter.format(v) for v in values[-edge:].tolist()])
     else:
         items = [formatter.format(v) for v in values.tolist()]
     lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
@@ -86,9 +139,10 @@ def _nested(values: numpy.ndarray, indent: int, summarize: bool, formatter: _For
     if values.ndim == 1:
         return _vector(values, indent, summarize, formatter)
     rows = range(values.shape[0])
-    if summarize and values.shape[0] > 2 * _EDGE_ITEMS:
-        head = [_nested(values[i], indent + 1, summarize, formatter) for i in rows[:_EDGE_ITEMS]]
-        tail = [_nested(values[i], indent + 1, summarize, formatter) for i in rows[-_EDGE_ITEMS:]]
+    edge = PRINT_OPTIONS.edgeitems
+    if summarize and edge and values.shape[0] > 2 * edge:
+        head = [_nested(values[i], indent + 1, summarize, formatter) for i in rows[:edge]]
+        tail = [_nested(values[i], indent + 1, summarize, formatter) for i in rows[-edge:]]
         parts = [*head, "...", *tail]
     else:
         parts = [_nested(values[i], indent + 1, summarize, formatter) for i in rows]
@@ -97,10 +151,13 @@ def _nested(values: numpy.ndarray, indent: int, summarize: bool, formatter: _For
 
 def _summarized(values: numpy.ndarray) -> numpy.ndarray:
     """The elements a summarised repr shows (3 at each edge of every dimension), for the formatter."""
+    edge = PRINT_OPTIONS.edgeitems
     if values.ndim == 0:
         return values
-    if values.shape[0] > 2 * _EDGE_ITEMS:
-        values = numpy.concatenate([values[:_EDGE_ITEMS], values[-_EDGE_ITEMS:]])
+    if not edge:
+        return values[:0]
+    if values.shape[0] > 2 * edge:
+        values = numpy.concatenate([values[:edge], values[-edge:]])
     if values.ndim == 1:
         return values
     return numpy.stack([_summarized(row) for row in values])
@@ -109,7 +166,7 @@ def _summarized(values: numpy.ndarray) -> numpy.ndarray:
 def _body(host: numpy.ndarray, indent: int) -> str:
     if host.size == 0:
         return "[]"
-    summarize = host.size > _THRESHOLD
+    summarize = host.size > PRINT_OPTIONS.threshold
     formatter = _Formatter(_summarized(host) if summarize else host)
     return _nested(host, indent, summarize, formatter)
 
@@ -147,7 +204,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     last_line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
         width = len(suffix.replace("minigrad.", "torch."))
-        if last_line + width + 2 > _LINE_WIDTH:
+        if last_line + width + 2 > PRINT_OPTIONS.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             last_line = indent + width
         else:

@@ -58,8 +58,6 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
                   "dot, outer, einsum and norm are supported",
         "nested": "nested (ragged) tensors are not supported",
         "masked": "masked tensors are not supported; use masked_fill or where",
-        "set_printoptions": "print options are fixed: tensors print as PyTorch prints them by default "
-                            "(4 decimals, the same line wrapping)",
     },
     "minigrad.nn": {
         **dict.fromkeys(("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase"), _RECURRENT),
