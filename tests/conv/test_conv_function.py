@@ -3,6 +3,7 @@ finite differences, for every algorithm; argument errors; choosing the algorithm
 
 import numpy
 import pytest
+from _torch import require_torch
 from conv_reference import CASE_IDS, CASES, output_grad, torch_conv
 
 import minigrad as mg
@@ -19,9 +20,6 @@ from minigrad.ops.conv import (
     get_conv_algorithm,
     unfold,
 )
-
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
 
 NAMES = ["im2col", "rot180", "naive"]
 MODULES = {"im2col": algo_im2col, "rot180": algo_rot180, "naive": algo_naive}
@@ -74,6 +72,8 @@ def test_output_and_gradients_keep_the_dtype(dtype):
 
 
 def test_float32_is_close_to_torch():
+    torch = require_torch()
+    F = torch.nn.functional
     case = CASES[7]
     x, weight, bias = (a.astype(numpy.float32) for a in case.arrays())
     out = conv2d(mg.tensor(x), mg.tensor(weight), mg.tensor(bias), *case.settings)
@@ -99,6 +99,8 @@ def test_only_the_needed_gradients_are_computed(monkeypatch):
 @pytest.mark.parametrize(("kernel", "dilation"), [((3, 3), 1), ((4, 2), 1), ((2, 5), (2, 1)), ((1, 1), 1)])
 @pytest.mark.parametrize("name", NAMES)
 def test_padding_same_matches_torch_including_asymmetric(name, kernel, dilation):
+    torch = require_torch()
+    F = torch.nn.functional
     rng = numpy.random.default_rng(0)
     x, weight = rng.standard_normal((2, 2, 7, 6)), rng.standard_normal((3, 2) + kernel)
     xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(weight, requires_grad=True)
@@ -114,12 +116,16 @@ def test_padding_same_matches_torch_including_asymmetric(name, kernel, dilation)
 
 
 def test_padding_valid_is_no_padding():
+    torch = require_torch()
+    F = torch.nn.functional
     x, w = mg.randn(1, 2, 6, 6, dtype=mg.float64), mg.randn(3, 2, 3, 3, dtype=mg.float64)
     expected = F.conv2d(torch.tensor(x.array), torch.tensor(w.array), padding="valid").numpy()
     _close(conv2d(x, w, padding="valid"), expected)
 
 
 def test_unbatched_input_as_torch():
+    torch = require_torch()
+    F = torch.nn.functional
     rng = numpy.random.default_rng(1)
     x, weight = rng.standard_normal((3, 6, 5)), rng.standard_normal((4, 3, 3, 2))
     bias = rng.standard_normal(4)
@@ -267,6 +273,7 @@ def test_the_nn_layer_follows_the_scope_when_present(counted):
 @pytest.mark.parametrize("case", CASES[::2], ids=CASE_IDS[::2])
 @pytest.mark.parametrize("name", NAMES)
 def test_conv2d_input_and_weight_match_torch_nn_grad(name, case):
+    torch = require_torch()
     x, weight, _ = case.arrays(seed=11)
     grad_out = output_grad(case, seed=12)
     tx, tw, tg = torch.tensor(x), torch.tensor(weight), torch.tensor(grad_out)
@@ -300,6 +307,7 @@ def test_conv2d_input_with_a_size_that_does_not_fit_raises():
 
 def test_conv2d_input_covers_every_input_size_a_strided_output_allows():
     """Input 7x7 and 8x8 both give a 3x3 output with kernel 3, stride 2; the extra row gets zero."""
+    torch = require_torch()
     weight, delta = numpy.ones((1, 1, 3, 3)), numpy.ones((1, 1, 3, 3))
     for size in (7, 8):
         expected = torch.nn.grad.conv2d_input((1, 1, size, size), torch.tensor(weight), torch.tensor(delta),
@@ -317,6 +325,8 @@ UNFOLD = [((2, 3, 6, 5), (2, 3), 1, 0, 1), ((1, 2, 7, 7), 3, 2, 1, 2),
 
 @pytest.mark.parametrize(("shape", "kernel", "dilation", "padding", "stride"), UNFOLD)
 def test_unfold_and_fold_match_torch_with_gradients(shape, kernel, dilation, padding, stride):
+    torch = require_torch()
+    F = torch.nn.functional
     rng = numpy.random.default_rng(2)
     x = rng.standard_normal(shape)
     xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
@@ -339,6 +349,8 @@ def test_unfold_and_fold_match_torch_with_gradients(shape, kernel, dilation, pad
 
 
 def test_unfold_and_fold_gradcheck_and_unbatched():
+    torch = require_torch()
+    F = torch.nn.functional
     x = _leaf(numpy.random.default_rng(3).standard_normal((2, 2, 5, 4)))
     assert gradcheck(lambda a: unfold(a, (2, 3), 1, 1, (2, 1)), (x,))
     blocks = _leaf(numpy.random.default_rng(4).standard_normal((2, 12, 6)))
