@@ -15,13 +15,9 @@ import minigrad as mg
 import minigrad.nn.functional as F
 import minigrad.nn.grad  # noqa: F401  (makes mg.nn.grad available)
 
-pytest.importorskip("torch.nn.grad")   # makes torch.nn.grad available
-
 rng = numpy.random.default_rng(11)
 X = rng.standard_normal((2, 4, 7, 6))
 W = rng.standard_normal((6, 2, 3, 2))
-
-
 
 
 def _host(t):

@@ -3,6 +3,7 @@ finite differences, for every algorithm; argument errors; choosing the algorithm
 
 import numpy
 import pytest
+from _reference import reference
 from _torch import require_torch
 from conv_reference import CASE_IDS, CASES, output_grad, torch_conv
 
@@ -99,20 +100,23 @@ def test_only_the_needed_gradients_are_computed(monkeypatch):
 @pytest.mark.parametrize(("kernel", "dilation"), [((3, 3), 1), ((4, 2), 1), ((2, 5), (2, 1)), ((1, 1), 1)])
 @pytest.mark.parametrize("name", NAMES)
 def test_padding_same_matches_torch_including_asymmetric(name, kernel, dilation):
-    torch = require_torch()
-    F = torch.nn.functional
     rng = numpy.random.default_rng(0)
     x, weight = rng.standard_normal((2, 2, 7, 6)), rng.standard_normal((3, 2) + kernel)
-    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(weight, requires_grad=True)
-    expected = F.conv2d(xt, wt, None, 1, "same", dilation)
-    expected.sum().backward()
+
+    def torch_conv_same(torch):
+        xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(weight, requires_grad=True)
+        out = torch.nn.functional.conv2d(xt, wt, None, 1, "same", dilation)
+        out.sum().backward()
+        return out, xt.grad, wt.grad
+
+    expected, expected_x, expected_w = reference(torch_conv_same, {"x": x, "weight": weight})
     xs, ws = _leaf(x), _leaf(weight)
     out = conv2d(xs, ws, None, 1, "same", dilation, algorithm=name)
     out.sum().backward()
     assert out.shape == (2, 3, 7, 6)
-    _close(out, expected.detach().numpy())
-    _close(xs.grad, xt.grad.numpy())
-    _close(ws.grad, wt.grad.numpy())
+    _close(out, expected)
+    _close(xs.grad, expected_x)
+    _close(ws.grad, expected_w)
 
 
 def test_padding_valid_is_no_padding():
@@ -273,12 +277,15 @@ def test_the_nn_layer_follows_the_scope_when_present(counted):
 @pytest.mark.parametrize("case", CASES[::2], ids=CASE_IDS[::2])
 @pytest.mark.parametrize("name", NAMES)
 def test_conv2d_input_and_weight_match_torch_nn_grad(name, case):
-    torch = require_torch()
     x, weight, _ = case.arrays(seed=11)
     grad_out = output_grad(case, seed=12)
-    tx, tw, tg = torch.tensor(x), torch.tensor(weight), torch.tensor(grad_out)
-    expected_x = torch.nn.grad.conv2d_input(x.shape, tw, tg, *case.settings).numpy()
-    expected_w = torch.nn.grad.conv2d_weight(tx, weight.shape, tg, *case.settings).numpy()
+
+    def torch_nn_grad(torch):
+        tx, tw, tg = torch.tensor(x), torch.tensor(weight), torch.tensor(grad_out)
+        return (torch.nn.grad.conv2d_input(x.shape, tw, tg, *case.settings),
+                torch.nn.grad.conv2d_weight(tx, weight.shape, tg, *case.settings))
+
+    expected_x, expected_w = reference(torch_nn_grad, {"x": x, "weight": weight, "grad_out": grad_out})
     ours_x = conv2d_input(x.shape, mg.tensor(weight), mg.tensor(grad_out), *case.settings, algorithm=name)
     ours_w = conv2d_weight(mg.tensor(x), weight.shape, mg.tensor(grad_out), *case.settings, algorithm=name)
     assert isinstance(ours_x, mg.Tensor) and isinstance(ours_w, mg.Tensor)
@@ -325,27 +332,33 @@ UNFOLD = [((2, 3, 6, 5), (2, 3), 1, 0, 1), ((1, 2, 7, 7), 3, 2, 1, 2),
 
 @pytest.mark.parametrize(("shape", "kernel", "dilation", "padding", "stride"), UNFOLD)
 def test_unfold_and_fold_match_torch_with_gradients(shape, kernel, dilation, padding, stride):
-    torch = require_torch()
-    F = torch.nn.functional
     rng = numpy.random.default_rng(2)
     x = rng.standard_normal(shape)
-    xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
-    expected = F.unfold(xt, kernel, dilation, padding, stride)
+    xs = _leaf(x)
     cols = unfold(xs, kernel, dilation, padding, stride)
-    weights = rng.standard_normal(tuple(expected.shape))
-    (expected * torch.tensor(weights)).sum().backward()
-    (cols * mg.tensor(weights)).sum().backward()
-    _close(cols, expected.detach().numpy())
-    _close(xs.grad, xt.grad.numpy())
+    weights = rng.standard_normal(tuple(cols.shape))
+    blocks = rng.standard_normal(tuple(cols.shape))
 
-    blocks = rng.standard_normal(tuple(expected.shape))
-    bt, bs = torch.tensor(blocks, requires_grad=True), _leaf(blocks)
-    folded_t = F.fold(bt, shape[2:], kernel, dilation, padding, stride)
+    def torch_unfold_fold(torch):
+        F = torch.nn.functional
+        xt, bt = torch.tensor(x, requires_grad=True), torch.tensor(blocks, requires_grad=True)
+        unfolded = F.unfold(xt, kernel, dilation, padding, stride)
+        (unfolded * torch.tensor(weights)).sum().backward()
+        folded = F.fold(bt, shape[2:], kernel, dilation, padding, stride)
+        (folded * torch.tensor(x)).sum().backward()
+        return unfolded, xt.grad, folded, bt.grad
+
+    expected_cols, expected_x, expected_folded, expected_blocks = reference(
+        torch_unfold_fold, {"x": x, "weights": weights, "blocks": blocks})
+    (cols * mg.tensor(weights)).sum().backward()
+    _close(cols, expected_cols)
+    _close(xs.grad, expected_x)
+
+    bs = _leaf(blocks)
     folded = fold(bs, shape[2:], kernel, dilation, padding, stride)
-    (folded_t * torch.tensor(x)).sum().backward()
     (folded * mg.tensor(x)).sum().backward()
-    _close(folded, folded_t.detach().numpy())
-    _close(bs.grad, bt.grad.numpy())
+    _close(folded, expected_folded)
+    _close(bs.grad, expected_blocks)
 
 
 def test_unfold_and_fold_gradcheck_and_unbatched():
