@@ -7,6 +7,7 @@ skipping every comparison.
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Callable
 from types import ModuleType
@@ -36,6 +37,15 @@ def exception_name(error: BaseException | type) -> str:
     """An exception's qualified class name, e.g. ``'builtins.TypeError'``: what a record can hold."""
     kind = error if isinstance(error, type) else type(error)
     return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def exception_class(name: str) -> type[BaseException]:
+    """The built-in exception class a recorded name such as ``'builtins.TypeError'`` names."""
+    module, _, qualname = name.rpartition(".")
+    kind = getattr(builtins, qualname, None) if module == "builtins" else None
+    if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+        raise ValueError(f"{name} is not a built-in exception: PyTorch's own exceptions are not recorded")
+    return kind
 
 
 def raised_by(call: Callable[[ModuleType], object], lib: ModuleType) -> str:
