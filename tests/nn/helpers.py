@@ -55,7 +55,9 @@ def torch_layer_answer(make: Callable[[Any], Any], input_array: numpy.ndarray, d
     gradient, then the parameters' gradients, the buffers, the state dict's keys, and whatever
     ``describe(layer)`` says (recorded, see ``_reference``)."""
     def compute(torch: Any) -> dict:
-        layer = make(torch).to(getattr(torch, dtype))
+        with torch.random.fork_rng():  # a seeded initialisation, so that the records are reproducible
+            torch.manual_seed(seed)
+            layer = make(torch).to(getattr(torch, dtype))
         state = {key: host(value) for key, value in layer.state_dict().items()}
         layer.train(train)
         rng = numpy.random.default_rng(seed)
