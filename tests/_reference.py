@@ -111,6 +111,11 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"a reference answer cannot hold {type(value).__name__}: {value!r}")
 
 
+def plain(value: Any) -> Any:
+    """``value`` as a replayed answer looks (tuples as lists, tensors as arrays): for comparing with one."""
+    return _plain(value)
+
+
 def _encode(value: Any, pool: dict[str, list[numpy.ndarray]]) -> Any:
     """JSON-able structure; arrays join ``pool``'s flat buffer of their dtype and stand as
     ``{"@": [dtype, offset, shape]}`` (thousands of tiny arrays would be mostly file headers)."""
