@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy
 from _reference import reference
+from _torch import exception_name
 
 import minigrad as mg
 
@@ -69,6 +70,16 @@ def both(name: str, dtype, steps: int = 6, **options) -> None:
     assert_same_params(ours, theirs, dtype)
     for before, after in zip(start, ours):  # the comparison is not vacuous: the weights moved
         assert not numpy.allclose(before, after)
+
+
+def described(error: BaseException) -> list:
+    """[qualified exception name, message]: what the error comparisons hold against PyTorch's."""
+    return [exception_name(error), str(error)]
+
+
+def torch_error(make) -> list:
+    """:func:`described` of the exception ``make(torch)`` raises (recorded, see ``_reference``)."""
+    return reference(lambda torch: described(error_of(lambda: make(torch))))
 
 
 def error_of(call) -> BaseException:
