@@ -8,6 +8,7 @@ import warnings
 import numpy
 import pytest
 from _torch import raises_like_torch, require_torch
+from core.helpers import check_against_torch
 
 import minigrad as mg
 import minigrad.nn as nn
@@ -309,8 +310,8 @@ def test_similarity_errors_are_torchs(call, error):
 
 # --- kl_div ----------------------------------------------------------------------------------------------
 
-def _kl_operands(rng, shape, log_target, zeros=True):
-    torch = require_torch()
+def _kl_arrays(rng, shape, log_target, zeros=True) -> list:
+    """Float64 log-probabilities and a target (probabilities, or their logs with ``log_target``)."""
     logits = rng.standard_normal(shape)
     log_probs = logits - numpy.log(numpy.exp(logits).sum(-1, keepdims=True))
     target = rng.dirichlet(numpy.ones(shape[-1]), size=shape[:-1])
@@ -318,28 +319,34 @@ def _kl_operands(rng, shape, log_target, zeros=True):
         target[..., 0] = 0.0   # 0·log 0 = 0
     if log_target:
         target = numpy.log(target + 1e-3)
+    return [log_probs, target]
+
+
+def _kl_operands(rng, shape, log_target, zeros=True):
+    torch = require_torch()
     return [(mg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True))
-            for a in (log_probs, target)]
+            for a in _kl_arrays(rng, shape, log_target, zeros)]
 
 
 @pytest.mark.parametrize("reduction", ["none", "sum", "batchmean", "mean"])
 @pytest.mark.parametrize("log_target", [False, True])
 @pytest.mark.parametrize("shape", [(4, 5), (2, 3, 4), (6,)])
 def test_kl_div_matches_torch(reduction, log_target, shape):
-    torch = require_torch()
     rng = numpy.random.default_rng(8)
-    (x, tx), (t, tt) = _kl_operands(rng, shape, log_target, zeros=log_target)  # target grad at 0 is nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours = F.kl_div(x, t, reduction=reduction, log_target=log_target)
-        theirs = torch.nn.functional.kl_div(tx, tt, reduction=reduction, log_target=log_target)
-    _compare(ours, theirs, [x, t], [tx, tt], rng)
-    (x, tx), (t, tt) = _kl_operands(rng, shape, log_target, zeros=log_target)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ours = nn.KLDivLoss(reduction=reduction, log_target=log_target)(x, t)
-        theirs = torch.nn.KLDivLoss(reduction=reduction, log_target=log_target)(tx, tt)
-    _compare(ours, theirs, [x, t], [tx, tt], rng)
+
+    def functional(m, x, t):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return m.nn.functional.kl_div(x, t, reduction=reduction, log_target=log_target)
+
+    def module(m, x, t):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return m.nn.KLDivLoss(reduction=reduction, log_target=log_target)(x, t)
+
+    for seed, fn in enumerate((functional, module)):
+        arrays = _kl_arrays(rng, shape, log_target, zeros=log_target)  # target grad at 0 is nan
+        check_against_torch(fn, arrays, "float64", seed)
 
 
 def test_kl_div_zero_target_contributes_nothing_and_no_nan():
