@@ -62,14 +62,14 @@ def recording() -> bool:
     return os.environ.get(RECORD_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
-def test_key(nodeid: str) -> str:
+def record_key(nodeid: str) -> str:
     """``tests/core/test_ops.py::test_op[cpu-add]`` -> ``tests/core/test_ops.py::test_op[add]``."""
     return _DEVICE_ID.sub("", nodeid).replace("[]", "")
 
 
 def begin_test(nodeid: str) -> None:
     """Called by the suite's conftest before each test: calls are counted per test."""
-    _State.test = test_key(nodeid)
+    _State.test = record_key(nodeid)
     _State.calls = 0
     if recording():
         module = _State.test.split("::", 1)[0]

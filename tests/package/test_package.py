@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -36,8 +37,13 @@ def _environment() -> dict[str, str]:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sdist and the wheel, built from this checkout (without network: ``--no-isolation``)."""
     pytest.importorskip("build", reason="the 'build' package (dev extra) makes the sdist and the wheel")
+    # A copy of the checkout: builds write build/ and *.egg-info beside the sources, and two test
+    # workers may build at once.
+    source = tmp_path_factory.mktemp("source") / "minigrad"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".*venv*", "build", "dist", "site", "*.egg-info", "__pycache__", ".*cache", "runs"))
     out = tmp_path_factory.mktemp("dist")
-    command = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)]
+    command = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_environment())
     assert result.returncode == 0, f"build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return out
