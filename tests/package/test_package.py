@@ -113,3 +113,18 @@ def test_the_wheel_alone_runs_the_readme_and_the_custom_function_example(dist: P
     source = ROOT / "examples" / "custom_function.py"
     example.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     run([str(example)], "examples/custom_function.py")
+
+
+def test_a_type_checker_sees_the_signatures_the_decorators_wrap(tmp_path: Path) -> None:
+    """``numpy_keywords`` keeps the signature it wraps: ``x.sum()`` is a Tensor, not ``Any``."""
+    pytest.importorskip("mypy", reason="mypy (dev extra) is the type checker")
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text("import minigrad as mg\n"
+                       "x = mg.ones(2, 3)\n"
+                       "reveal_type(x.sum())\n"
+                       "reveal_type(x.mean(dim=1, keepdim=True))\n", encoding="utf-8")
+    command = [sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"),
+               str(snippet)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    revealed = re.findall(r'Revealed type is "([^"]+)"', done.stdout)
+    assert revealed == ["minigrad.tensor.Tensor", "minigrad.tensor.Tensor"], done.stdout + done.stderr
