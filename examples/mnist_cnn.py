@@ -13,6 +13,11 @@ state, the epoch, both random generators' states, the history) and ``metrics.jso
 The same seed gives the same numbers, and ``--resume`` continues at the next epoch with exactly
 the numbers an uninterrupted run would have produced. Ctrl-C stops cleanly (exit code 130),
 keeping the last complete checkpoint.
+
+After a crash: the checkpoint is the record. It is replaced in one step (``mg.save`` renames a
+finished file over it), it holds the whole history, and ``--resume`` rewrites ``metrics.json``
+and the plots from it, so a run killed between the two writes loses nothing. Temporary files
+that a killed run left in ``--out`` are removed when the next run starts.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -36,8 +43,14 @@ from minigrad.data import MNIST, DataLoader, Subset
 
 MEAN, STD = 0.1307, 0.3081  # of MNIST's training pixels (scaled to [0, 1]): inputs become ~N(0, 1)
 CHECKPOINT = "checkpoint.mg"
+METRICS = "metrics.json"
 # The settings that change the numbers: --resume refuses a checkpoint made with others.
 RUN_SETTINGS = ("seed", "batch_size", "lr", "optimizer", "train_subset", "freeze_conv")
+CHECKPOINT_KEYS = ("epoch", "model", "optimizer", "scheduler", "rng_state", "loader_rng_state", "history",
+                   "settings")
+# Temporary files of this program's own naming, left behind when a run is killed while writing:
+# mg.save's ".checkpoint.mg.<12 hex digits>.tmp" and write_json's "metrics.json.tmp".
+STALE_TEMPORARY = re.compile(rf"\.{re.escape(CHECKPOINT)}\.[0-9a-f]{{12}}\.tmp|{re.escape(METRICS)}\.tmp")
 
 
 def make_model(nn: ModuleType = nn) -> Any:
@@ -172,10 +185,25 @@ def save_checkpoint(path: Path, epoch: int, model: Any, optimizer: Any, schedule
              "settings": settings}, path)
 
 
-def load_checkpoint(path: Path, model: Any, optimizer: Any, scheduler: Any,
-                    loader_generator: mg.Generator, device: mg.device) -> tuple[int, dict, dict]:
-    """Restore what :func:`save_checkpoint` stored; returns (epoch, history, settings)."""
-    state = mg.load(path, map_location=device)
+def load_checkpoint(path: Path, model: Any, optimizer: Any, scheduler: Any, loader_generator: mg.Generator,
+                    device: mg.device, settings: dict | None = None) -> tuple[int, dict, dict]:
+    """Restore what :func:`save_checkpoint` stored; returns (epoch, history, settings).
+
+    The file is checked before anything is restored: it must be readable, hold every key, and
+    (when ``settings`` is given) come from a run with the same settings. Each failure is a
+    SystemExit naming the file.
+    """
+    try:
+        state = mg.load(path, map_location=device)
+    except RuntimeError as error:
+        raise SystemExit(f"error: can't resume: {error}. Delete it to start afresh, or use another --out.") \
+            from error
+    missing = [key for key in CHECKPOINT_KEYS if key not in state] if isinstance(state, dict) else ["epoch"]
+    if missing:
+        raise SystemExit(f"error: {path} is not a checkpoint of this program: it lacks the key "
+                         f"{missing[0]!r}. Delete it to start afresh, or use another --out.")
+    if settings is not None:  # before the optimiser sees a state dict for other parameters
+        check_same_settings(state["settings"], settings, path)
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
@@ -185,11 +213,33 @@ def load_checkpoint(path: Path, model: Any, optimizer: Any, scheduler: Any,
 
 
 def check_same_settings(saved: dict, current: dict, path: Path) -> None:
+    saved = saved if isinstance(saved, dict) else {}
     different = [f"--{key.replace('_', '-')} {saved.get(key)} (now {current[key]})"
                  for key in RUN_SETTINGS if saved.get(key) != current[key]]
     if different:
         raise SystemExit(f"error: {path} was trained with other settings: {', '.join(different)}. "
                          "Use the same ones to resume, or another --out to start afresh.")
+
+
+def write_metrics(out: Path, settings: dict, history: dict) -> None:
+    """metrics.json: the settings and each epoch's record, all taken from the history."""
+    write_json(out / METRICS, {"settings": settings, "epochs": history["epochs"]})
+
+
+def prepare_output_folder(out: Path) -> None:
+    """Make sure ``out`` is a folder we can write in (before any training), and remove the
+    temporary files a killed run of this program left there."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as error:
+        raise SystemExit(f"error: can't write to the output folder {out}: {error.strerror or error}. "
+                         "Choose another with --out.") from error
+    for leftover in out.iterdir():
+        if STALE_TEMPORARY.fullmatch(leftover.name) and leftover.is_file():
+            leftover.unlink(missing_ok=True)
+            print(f"Removed {leftover}, left by an interrupted run")
 
 
 def write_json(path: Path, obj: Any) -> None:
@@ -289,9 +339,10 @@ def train(args: argparse.Namespace, out: Path) -> None:
     history: dict = {"step_loss": [], "step_acc": [], "epochs": []}
     done = 0
     if args.resume and checkpoint.exists():
-        done, history, saved_settings = load_checkpoint(checkpoint, model, optimizer, scheduler,
-                                                        loader_generator, device)
-        check_same_settings(saved_settings, settings, checkpoint)
+        done, history, _ = load_checkpoint(checkpoint, model, optimizer, scheduler, loader_generator, device,
+                                           settings)
+        # The checkpoint may be newer than metrics.json (a run killed between the two writes).
+        write_metrics(out, settings, history)
         print(f"Resuming from {checkpoint}: {done} epoch(s) done")
     elif args.resume:
         print(f"No checkpoint at {checkpoint}: starting from the beginning")
@@ -307,9 +358,9 @@ def train(args: argparse.Namespace, out: Path) -> None:
         print(f"epoch {epoch}: test accuracy {stats['test_acc']:.2%}, test loss {stats['test_loss']:.4f}, "
               f"{stats['seconds']:.1f} s ({stats['images_per_second']:.0f} images/s)", flush=True)
         save_checkpoint(checkpoint, epoch, model, optimizer, scheduler, loader_generator, history, settings)
-        write_json(out / "metrics.json", {"settings": settings, "epochs": history["epochs"]})
+        write_metrics(out, settings, history)
 
-    print(f"Checkpoint: {checkpoint}\nMetrics: {out / 'metrics.json'}")
+    print(f"Checkpoint: {checkpoint}\nMetrics: {out / METRICS}")
     for picture in save_plots(history, len(train_loader), model[0], out):
         print(f"Plot: {picture}")
 
@@ -317,21 +368,28 @@ def train(args: argparse.Namespace, out: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_output_folder(out)
     try:
         train(args, out)
     except KeyboardInterrupt:
-        # Whenever Ctrl-C came, the checkpoint file is complete: mg.save only ever renames a
-        # finished file over it. Ask the file itself which epoch it holds.
-        checkpoint = out / CHECKPOINT
-        if checkpoint.exists():
-            epoch = mg.load(checkpoint)["epoch"]
-            print(f"\nInterrupted. The last complete checkpoint is {checkpoint} (epoch {epoch}); "
-                  "run again with --resume to continue.", flush=True)
-        else:
-            print("\nInterrupted before the first checkpoint.", flush=True)
+        print(f"\n{interrupted_message(out / CHECKPOINT)}", flush=True)
         return 130
     return 0
+
+
+def interrupted_message(checkpoint: Path) -> str:
+    """One line for Ctrl-C. A checkpoint this run wrote is complete (mg.save only ever renames a
+    finished file over it), so the file itself says which epoch it holds; one that can't be read
+    (say, a damaged copy from elsewhere) is named, not raised."""
+    if not checkpoint.exists():
+        return "Interrupted before the first checkpoint."
+    try:
+        epoch = mg.load(checkpoint)["epoch"]
+    except (RuntimeError, OSError, KeyError, TypeError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return f"Interrupted. {checkpoint} can't be read ({reason}); it can't be resumed from."
+    return (f"Interrupted. The last complete checkpoint is {checkpoint} (epoch {epoch}); "
+            "run again with --resume to continue.")
 
 
 if __name__ == "__main__":

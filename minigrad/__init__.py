@@ -8,7 +8,7 @@ in the project's SPEC. This file only re-exports the public names.
 from minigrad._version import __version__
 from minigrad import _memory
 from minigrad.tensor import Size, Tensor
-from minigrad import accelerator, autograd, backend, cuda, dtypes
+from minigrad import accelerator, autograd, backend, backends, cuda, dtypes
 from minigrad.autograd import (
     enable_grad,
     inference_mode,
@@ -17,7 +17,7 @@ from minigrad.autograd import (
     no_grad,
     set_grad_enabled,
 )
-from minigrad.backend import Device, device, set_backend
+from minigrad.backend import Device, device, get_default_device, set_backend, set_default_device
 from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                                randperm, tensor, zeros, zeros_like)
@@ -25,6 +25,8 @@ from minigrad.dtypes import (bool, dtype, float16, float32, float64, get_default
                              int64, promote_types, result_type, set_default_dtype, uint8)
 from minigrad.functions import *  # noqa: F403  (sum, mean, exp, cat, where, ...)
 from minigrad.functions import abs, max, min, pow, sum
+from minigrad.legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                             IntTensor, LongTensor, ShortTensor)
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
@@ -39,13 +41,26 @@ long = int64
 int = int32  # noqa: A001
 short = int16
 
-__all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "cuda", "dtypes", "no_grad",
-           "enable_grad", "is_anomaly_enabled", "inference_mode", "set_grad_enabled", "is_grad_enabled",
-           "device", "Device", "set_backend",
+__all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend", "backends", "cuda",
+           "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled", "inference_mode", "set_grad_enabled",
+           "is_grad_enabled",
+           "device", "Device", "set_backend", "set_default_device", "get_default_device",
            "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
            "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",
            "rand_like", "randn_like", "dtype", "float16", "float32", "float64", "int8", "int16", "int32",
            "int64", "uint8", "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
            "set_default_dtype", "promote_types", "result_type", "Generator", "manual_seed", "seed",
            "initial_seed", "get_rng_state", "set_rng_state", "data", "utils", "return_types", "save", "load",
-           "nn", "optim"]
+           "nn", "optim", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
+           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
+
+# Course surface found by the survey in docs/compatibility.md; names left out on purpose raise
+# NotImplementedError (minigrad/_unsupported.py) instead of AttributeError.
+from minigrad import xpu  # noqa: E402
+from minigrad.ops.sampling import bernoulli, normal  # noqa: E402
+from minigrad.dtypes import finfo, iinfo  # noqa: E402
+from minigrad._unsupported import module_getattr as _module_getattr  # noqa: E402
+
+from math import e, inf, nan, pi  # noqa: E402  (torch.inf, torch.pi ...)
+__all__ += ["xpu", "normal", "bernoulli", "finfo", "iinfo", "inf", "nan", "pi", "e"]
+__getattr__ = _module_getattr("minigrad")

@@ -22,6 +22,8 @@ __all__ = [
     "to_host",
     "from_host",
     "default_device",
+    "get_default_device",
+    "set_default_device",
     "set_backend",
     "cuda_available",
     "use_cuda_module",
@@ -69,6 +71,17 @@ class Device:
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __enter__(self) -> Device:
+        """``with mg.device('cuda'):`` makes this the default device for new tensors inside the block."""
+        global _default
+        _entered.append(_default)
+        _default = self
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        global _default
+        _default = _entered.pop()
 
 
 device = Device  # ``mg.device('cpu')`` as in PyTorch
@@ -200,8 +213,11 @@ def to_device(array: Any, dev: Device) -> Any:
 
 
 # --- the default device for new tensors ---------------------------------------------------
+# One setting serves ``set_default_device``, ``with mg.device(...)`` and ``set_backend``: the
+# factories (``tensor``, ``zeros``, ``randn`` ...) read it through :func:`default_device`.
 
 _default = CPU
+_entered: list[Device] = []  # the defaults that enclosing ``with device(...)`` blocks will restore
 
 
 def default_device() -> Device:
@@ -209,16 +225,46 @@ def default_device() -> Device:
     return _default
 
 
+def get_default_device() -> Device:
+    """The device factories use when no ``device=`` is given, as ``torch.get_default_device()``.
+
+    ``'cuda'`` comes back with its index (``cuda:0``), and, as PyTorch's, raises when no GPU is
+    usable.
+    """
+    if _default.type == "cuda" and _default.index is None:
+        _load_cupy()
+        return Device("cuda", 0)
+    return _default
+
+
+def set_default_device(device: Device | str | int | None) -> None:
+    """Make ``device`` the default for new tensors, as ``torch.set_default_device``; None means the CPU.
+
+    Nothing is checked here: without CuPy, ``set_default_device('cuda')`` succeeds and creating
+    a tensor then raises :class:`CudaUnavailableError`, as with a PyTorch CPU build. An int is
+    a CUDA device index. Existing tensors stay where they are.
+    """
+    global _default
+    if device is None:
+        _default = CPU
+    elif isinstance(device, int) and not isinstance(device, bool):
+        if not cuda_available():
+            raise RuntimeError(f"Cannot access accelerator device when none is available (device {device}).")
+        _default = Device("cuda", device)
+    else:
+        _default = Device(device)
+
+
 def set_backend(name: str) -> None:
     """``'numpy'``: new tensors on the CPU (the default); ``'cupy'``: new tensors on the GPU.
 
-    Existing tensors stay where they are.
+    The same setting as :func:`set_default_device` (``'cpu'`` or ``'cuda'``), except that
+    ``'cupy'`` checks at once that a GPU is usable. Existing tensors stay where they are.
     """
-    global _default
     if name == "numpy":
-        _default = CPU
+        set_default_device(CPU)
     elif name == "cupy":
         _load_cupy()
-        _default = CUDA
+        set_default_device(CUDA)
     else:
         raise ValueError(f"unknown backend {name!r}: expected 'numpy' or 'cupy'")

@@ -16,7 +16,7 @@ import numpy
 
 __all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
            "uint8", "bool", "get_default_dtype", "set_default_dtype", "result_type", "as_dtype",
-           "dtype_argument"]
+           "dtype_argument", "finfo", "iinfo"]
 
 _BOOL, _INT, _FLOAT = 0, 1, 2  # categories, in promotion order
 _pybool = builtins.bool  # the builtin, since this module defines its own ``bool``
@@ -172,3 +172,40 @@ def result_type(*operands: Any) -> dtype:
             current = _python_scalar_dtype(operand)
             scalar_result = _promote_optional(scalar_result, current)
     return _combine_categories(dim_result, _combine_categories(zero_result, scalar_result))
+
+
+class finfo:  # noqa: N801 (PyTorch's name)
+    """Limits of a floating point dtype, as ``torch.finfo``: ``bits``, ``eps``, ``max``, ``min``,
+    ``tiny`` (= ``smallest_normal``), ``resolution``. ``finfo()`` describes the default dtype."""
+
+    def __init__(self, type: dtype | None = None):  # noqa: A002 (PyTorch's name)
+        self.dtype = get_default_dtype() if type is None else dtype_argument(type, "finfo")
+        if not self.dtype.is_floating_point:
+            raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            f"'{self.dtype.name}'")
+        info = numpy.finfo(self.dtype.numpy)
+        self.bits = info.bits
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision  # as PyTorch: exact in float64, not rounded to the dtype
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, eps={self.eps}, "
+                f"smallest_normal={self.smallest_normal}, tiny={self.tiny}, dtype={self.dtype.name})")
+
+
+class iinfo:  # noqa: N801 (PyTorch's name)
+    """Limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``max``, ``min``."""
+
+    def __init__(self, type: dtype):  # noqa: A002 (PyTorch's name)
+        self.dtype = dtype_argument(type, "iinfo")
+        if self.dtype.is_floating_point:
+            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                            f"'{self.dtype.name}'")
+        if self.dtype is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        info = numpy.iinfo(self.dtype.numpy)
+        self.bits, self.max, self.min = info.bits, int(info.max), int(info.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"

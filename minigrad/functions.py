@@ -16,6 +16,8 @@ from typing import Any, TypeVar, cast
 
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
+from minigrad.ops import histogram as _histogram_ops
+from minigrad.ops import sampling as _sampling
 from minigrad.ops import scatter as _scatter_ops
 from minigrad.ops import selection as _selection
 from minigrad.ops import shape as shape_ops
@@ -214,6 +216,21 @@ gather = _writing_out(_on_tensor(_scatter_ops.gather))
 scatter = _writing_out(_on_tensor(_scatter_ops.scatter))
 scatter_add = _writing_out(_on_tensor(_scatter_ops.scatter_add))
 
+# sampling and counting (no gradient)
+_multinomial = _writing_out(_sampling.multinomial)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  # noqa: A002
+                generator: Any = None, out: Tensor | None = None) -> Tensor:
+    """Category indices drawn from rows of weights (see :func:`minigrad.ops.sampling.multinomial`)."""
+    if isinstance(out, Tensor) and out.dtype.name != "int64":
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {TORCH_TYPE_NAMES[out.dtype.name]}")
+    return _multinomial(input, num_samples, replacement, generator=generator, out=out)
+
+
+histc = _writing_out(_on_tensor(_histogram_ops.histc))
+histogram = _on_tensor(_histogram_ops.histogram)
+
 # comparisons (bool results, no gradient)
 eq = _writing_out(_on_tensor(comparison.eq))
 ne = _writing_out(_on_tensor(comparison.ne))
@@ -227,6 +244,11 @@ isclose = comparison.isclose
 isnan = comparison.isnan
 isfinite = comparison.isfinite
 logical_not = comparison.logical_not
+logical_and = _on_tensor(comparison.logical_and)
+logical_or = _on_tensor(comparison.logical_or)
+logical_xor = _on_tensor(comparison.logical_xor)
+mv = _writing_out(_on_tensor(linalg.mv))
+index_add = _on_tensor(_scatter_ops.index_add)
 nonzero = comparison.nonzero
 
 
@@ -256,6 +278,10 @@ def numel(a: Tensor) -> int:
 
 def is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 (PyTorch's name)
+    return _on_tensor(Tensor.is_floating_point)(input)
 
 
 # Every function defined or named here; not the modules and helpers imported to write them.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["max", "min", "sort", "topk"]
+__all__ = ["max", "min", "sort", "topk", "histogram"]
 
 
 def _values_indices(name: str) -> type:
@@ -25,3 +25,12 @@ max = _values_indices("max")  # noqa: A001 (PyTorch's names)
 min = _values_indices("min")  # noqa: A001
 sort = _values_indices("sort")
 topk = _values_indices("topk")
+
+
+class histogram(namedtuple("histogram", ["hist", "bin_edges"])):  # noqa: N801 (PyTorch's name)
+    """What ``histogram`` returns: ``(hist, bin_edges)``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"minigrad.return_types.histogram(\nhist={self.hist!r},\nbin_edges={self.bin_edges!r})"

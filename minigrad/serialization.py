@@ -31,24 +31,20 @@ import os
 import secrets
 import struct
 import zipfile
-import zlib
 from collections import OrderedDict
 from typing import IO, Any
 
 import numpy
 import numpy.lib.format as npy
 
-from minigrad import backend
+from minigrad import _file_reader, backend
 from minigrad import dtypes as _dtypes
+from minigrad._file_reader import ARRAYS, FORMAT, HEADER, VERSION
 from minigrad._version import __version__
 from minigrad.tensor import Tensor
 
 __all__ = ["save", "load"]
 
-FORMAT = "minigrad"
-VERSION = 1
-HEADER = "minigrad.json"
-ARRAYS = "arrays/"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _KEY_TYPES = (str, int, float, type(None))  # bool is an int
 
@@ -189,20 +185,14 @@ def _float_to_json(value: float) -> float | str:
     return value if math.isfinite(value) else repr(value)  # 'nan', 'inf', '-inf'
 
 
+
 # --- loading ---------------------------------------------------------------------------------
-
-class _CorruptFileError(Exception):
-    """Raised inside the reader; :func:`load` turns it into a RuntimeError naming the file."""
-
+# load() finds the archive in the stream; minigrad/_file_reader.py checks every entry and node
+# against what save() writes before it reads (and allocates for) any array.
 
 class NothingToLoadError(RuntimeError, EOFError):
     """An empty file or stream: a RuntimeError, as every file mg.load refuses, and an EOFError, as
     ``torch.load`` raises for it (so ``except EOFError`` loops written for PyTorch end too)."""
-
-
-# What a damaged archive can raise while it is read: all mean "this file is not valid".
-_READ_ERRORS = (_CorruptFileError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, KeyError,
-                TypeError, IndexError, RecursionError, zlib.error, NotImplementedError)
 
 
 def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_only: bool = True) -> Any:
@@ -214,6 +204,11 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_onl
     CUDA raises. ``weights_only`` is accepted for PyTorch compatibility: minigrad files only
     ever hold data, so loading is always as safe as PyTorch's ``weights_only=True``.
     Objects saved one after another into one file object load back in that order.
+
+    Anything :func:`save` would not have written (compressed or extra entries, sizes that
+    disagree between the JSON, an array's ``.npy`` header and its zip entry, unknown fields,
+    damaged bytes) raises a RuntimeError naming the file and the entry, before any array is
+    allocated.
     """
     name = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else repr(getattr(f, "name", f))
     _check_map_location(map_location)
@@ -222,13 +217,16 @@ def load(f: str | os.PathLike | IO[bytes], map_location: Any = None, weights_onl
         try:
             archive, end = _open_archive(stream)
             with archive:
-                header = _read_header(archive, name)
-                obj = _Reader(archive, name, map_location).decode(header["object"])
+                _check_foreign(archive, name)
+                obj = _file_reader.read_object(archive, map_location, name)
             stream.seek(end)  # where the next object saved into the same stream starts
             return obj
-        except _READ_ERRORS as error:
+        except _file_reader.CorruptEntryError as error:
             raise RuntimeError(f"{name} is not a valid minigrad file (corrupt or truncated): "
-                               f"{error}") from error
+                               f"entry {error.entry!r}: {error}") from error
+        except _file_reader.READ_ERRORS as error:
+            raise RuntimeError(f"{name} is not a valid minigrad file (corrupt or truncated): "
+                               f"its zip directory: {error}") from error
 
 
 @contextlib.contextmanager
@@ -288,7 +286,7 @@ def _first_archive(data: bytes) -> tuple[zipfile.ZipFile, int]:
     while found != -1 and found + 22 <= len(data):
         (comment,) = struct.unpack_from("<H", data, found + 20)
         length = found + 22 + comment
-        with contextlib.suppress(zipfile.BadZipFile):
+        with contextlib.suppress(*_file_reader.READ_ERRORS):
             archive = zipfile.ZipFile(io.BytesIO(data[:length]))
             if _first_offset(archive) == 0:
                 return archive, length
@@ -313,26 +311,16 @@ def _check_magic(stream: IO[bytes], name: str) -> None:
                        "it may be truncated or corrupt)")
 
 
-def _read_header(archive: zipfile.ZipFile, name: str) -> dict:
+def _check_foreign(archive: zipfile.ZipFile, name: str) -> None:
+    """Archives that are not minigrad files at all get their own message (not 'corrupt')."""
     names = archive.namelist()
-    if HEADER not in names:
-        if any(entry.endswith("data.pkl") for entry in names):
-            raise RuntimeError(f"{name} was written by torch.save: its objects are pickled, and mg.load "
-                               "never unpickles (that can run arbitrary code). To convert it, load it with "
-                               "torch.load(f, weights_only=True) and mg.save {name: tensor.numpy()}.")
-        raise RuntimeError(f"{name} is not a minigrad file: the archive has no {HEADER}")
-    header = json.loads(archive.read(HEADER).decode("utf-8"), parse_constant=_reject_constant)
-    if not isinstance(header, dict) or header.get("format") != FORMAT or "object" not in header:
-        raise RuntimeError(f"{name} is not a minigrad file: {HEADER} does not describe a minigrad object")
-    version = header.get("version")
-    if type(version) is not int or not 1 <= version <= VERSION:
-        raise RuntimeError(f"{name} has format version {version!r}; this minigrad ({__version__}) reads "
-                           f"versions 1 to {VERSION}. Is it from a newer minigrad?")
-    return header
-
-
-def _reject_constant(constant: str) -> None:
-    raise _CorruptFileError(f"{HEADER} contains {constant}, which is not JSON")
+    if HEADER in names:
+        return
+    if any(entry.endswith("data.pkl") for entry in names):
+        raise RuntimeError(f"{name} was written by torch.save: its objects are pickled, and mg.load "
+                           "never unpickles (that can run arbitrary code). To convert it, load it with "
+                           "torch.load(f, weights_only=True) and mg.save {name: tensor.numpy()}.")
+    raise RuntimeError(f"{name} is not a minigrad file: the archive has no {HEADER}")
 
 
 def _check_map_location(map_location: Any) -> None:
@@ -344,141 +332,3 @@ def _check_map_location(map_location: Any) -> None:
             raise TypeError("mg.load's map_location must be None, a device ('cpu', 'cuda', mg.device(...)) "
                             f"or a dict from saved device to new device, got {type(map_location).__name__}")
         backend.Device(map_location)
-
-
-class _Reader:
-    """Builds an object from JSON nodes: only the types listed at the top of this module."""
-
-    def __init__(self, archive: zipfile.ZipFile, name: str, map_location: Any):
-        self.archive = archive
-        self.name = name
-        self.map_location = map_location
-        self.entries = set(archive.namelist())
-        self.loaded: dict[tuple[str, str], Any] = {}  # (type, entry) -> object, for shared tensors
-
-    def decode(self, node: Any) -> Any:
-        if not isinstance(node, dict) or not isinstance(node.get("type"), str):
-            raise _CorruptFileError(f"expected a node with a 'type', got {str(node)[:80]}")
-        kind = node["type"]
-        if kind == "none":
-            return None
-        if kind == "bool":
-            return _field(node, "value", bool)
-        if kind == "int":
-            return _field(node, "value", int)
-        if kind == "float":
-            return _json_to_float(node.get("value"))
-        if kind == "str":
-            return _field(node, "value", str)
-        if kind in ("list", "tuple"):
-            items = [self.decode(item) for item in _field(node, "items", list)]
-            return items if kind == "list" else tuple(items)
-        if kind == "dict":
-            return self.decode_dict(node)
-        if kind in ("tensor", "ndarray", "numpy_scalar"):
-            return self.decode_array_node(node)
-        if kind == "dtype":
-            return _dtypes.as_dtype(_field(node, "value", str))
-        if kind == "device":
-            return _device(_field(node, "value", str))
-        raise _CorruptFileError(f"unknown node type {kind!r}")
-
-    def decode_dict(self, node: dict) -> dict:
-        out: dict = OrderedDict() if node.get("ordered") is True else {}
-        for pair in _field(node, "items", list):
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise _CorruptFileError(f"a dict item must be a [key, value] pair, got {str(pair)[:80]}")
-            key = self.decode(pair[0])
-            if not isinstance(key, _KEY_TYPES):
-                raise _CorruptFileError("a dict key must be str, int, float, bool or None, "
-                                        f"got {type(key).__name__}")
-            out[key] = self.decode(pair[1])
-        return out
-
-    def decode_array_node(self, node: dict) -> Any:
-        kind, entry = node["type"], _field(node, "array", str)
-        if (kind, entry) in self.loaded:
-            return self.loaded[kind, entry]
-        array = self.read_array(entry)
-        if kind == "tensor":
-            value = self.make_tensor(node, array)
-        else:
-            if array.dtype.str != _field(node, "dtype", str):
-                raise _CorruptFileError(f"{entry} holds {array.dtype.str} data, "
-                                        f"the header says {node['dtype']}")
-            if kind == "numpy_scalar":
-                if array.ndim != 0:
-                    raise _CorruptFileError(f"{entry} should hold a scalar, it has shape {array.shape}")
-                value = array[()]
-            else:
-                _check_shape(node, array, entry)
-                value = array
-        self.loaded[kind, entry] = value
-        return value
-
-    def read_array(self, entry: str) -> numpy.ndarray:
-        if not entry.startswith(ARRAYS) or entry not in self.entries:
-            raise _CorruptFileError(f"the array entry {entry!r} is missing")
-        with self.archive.open(entry) as stream:
-            array = npy.read_array(stream, allow_pickle=False)  # object arrays (pickles) are refused
-            if stream.read():  # reading to the end also checks the entry's CRC
-                raise _CorruptFileError(f"{entry} has data after its array")
-        return array
-
-    def make_tensor(self, node: dict, array: numpy.ndarray) -> Tensor:
-        dtype = _dtypes.as_dtype(_field(node, "dtype", str))
-        if not array.dtype.isnative:  # a file from a machine of the other byte order
-            array = array.astype(array.dtype.newbyteorder("="))
-        if array.dtype != dtype.numpy:
-            raise _CorruptFileError(f"{node['array']} holds {array.dtype} data, the header says {dtype.name}")
-        _check_shape(node, array, node["array"])
-        requires_grad = _field(node, "requires_grad", bool)
-        if requires_grad and not dtype.is_floating_point:
-            raise _CorruptFileError(f"a {dtype.name} tensor can't require grad")
-        out = Tensor(backend.from_host(array, self.target_device(_field(node, "device", str))))
-        if requires_grad:
-            out.requires_grad = True
-        return out
-
-    def target_device(self, saved: str) -> backend.Device:
-        """Where a tensor saved on ``saved`` goes, by ``map_location``."""
-        source = _device(saved)
-        if self.map_location is None:
-            target = source
-        elif isinstance(self.map_location, dict):
-            matches = [new for old, new in self.map_location.items() if _device(old) == source]
-            target = backend.Device(matches[0]) if matches else source
-        else:
-            target = backend.Device(self.map_location)
-        if target.type == "cuda" and not backend.cuda_available():
-            raise RuntimeError(f"{self.name}: attempting to load a tensor on a CUDA device ({saved}) but "
-                               "minigrad.cuda.is_available() is False. If you are running on a CPU-only "
-                               "machine, use mg.load(f, map_location='cpu') to load the tensors on the CPU.")
-        return target
-
-
-def _field(node: dict, key: str, kind: type) -> Any:
-    """``node[key]``, checked to be of JSON type ``kind`` (a bool is not accepted as an int)."""
-    value = node.get(key)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise _CorruptFileError(f"a {node['type']!r} node needs {key!r} of type {kind.__name__}, "
-                                f"got {value!r:.80}")
-    return value
-
-
-def _check_shape(node: dict, array: numpy.ndarray, entry: str) -> None:
-    if _field(node, "shape", list) != list(array.shape):
-        raise _CorruptFileError(f"{entry} has shape {list(array.shape)}, the header says {node['shape']}")
-
-
-def _json_to_float(value: Any) -> float:
-    if value in ("nan", "inf", "-inf") or type(value) in (int, float):
-        return float(value)
-    raise _CorruptFileError(f"not a float: {value!r:.80}")
-
-
-def _device(name: str) -> backend.Device:
-    try:
-        return backend.Device(name)
-    except (RuntimeError, TypeError, ValueError) as error:
-        raise _CorruptFileError(f"unknown device {name!r}") from error

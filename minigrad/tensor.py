@@ -10,6 +10,7 @@ backward live side by side.
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 import weakref
@@ -425,18 +426,48 @@ class Tensor:
     def __reduce_ex__(self, protocol: int) -> Any:
         raise TypeError("minigrad tensors are not pickled; use mg.save(obj, path) / mg.load(path)")
 
+    def __copy__(self) -> Tensor:
+        """``copy.copy(t)``: a new leaf on the same data (a change to one shows in the other), with
+        ``t``'s ``requires_grad``, class and attributes but no ``.grad``, as PyTorch's."""
+        out = type(self).__new__(type(self))
+        Tensor.__init__(out, self._array, requires_grad=self._requires_grad or self._grad_fn is not None)
+        out.__dict__.update(self._user_attributes())
+        return out
+
     def __deepcopy__(self, memo: dict) -> Tensor:
+        """``copy.deepcopy(t)``: new data, and a deep copy of ``.grad`` and of the attributes.
+
+        Only leaves can be copied so (a computed tensor's graph cannot), as in PyTorch. Views copied
+        in one ``deepcopy`` share the copy of their base's data, as they shared the original's.
+        """
         if self._grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
                                "the deepcopy protocol at the moment.")
+        if id(self) in memo:
+            return memo[id(self)]
+        base = self._view.base if self._view is not None else self._base
+        if base is not None and (id(base) in memo or base._grad_fn is None):
+            # keep sharing memory: the copy is made from the copy of the base (one storage, one version)
+            base_copy = copy.deepcopy(base, memo)
+            array = self._view.fn(base_copy._array) if self._view is not None else base_copy._array
+        else:
+            base_copy, array = None, self._array.copy()
         out = type(self).__new__(type(self))
-        Tensor.__init__(out, self._array.copy(), requires_grad=self._requires_grad)
-        for key, value in getattr(self, "__dict__", {}).items():
-            out.__dict__[key] = value
-        if self._grad is not None:
-            out._grad = Tensor(self._grad._array.copy())
+        Tensor.__init__(out, array, requires_grad=self._requires_grad)
         memo[id(self)] = out
+        if base_copy is not None and self._view is not None:
+            mark_view(out, base_copy, self._view.fn)
+        elif base_copy is not None:
+            out._base = base_copy if base_copy._base is None else base_copy._base
+        for key, value in self._user_attributes().items():
+            out.__dict__[key] = copy.deepcopy(value, memo)
+        if self._grad is not None:
+            out._grad = copy.deepcopy(self._grad, memo)
         return out
+
+    def _user_attributes(self) -> dict:
+        """The attributes set on this tensor (``t.name = ...``, a Parameter's), not its view record."""
+        return {key: value for key, value in self.__dict__.items() if key != "_view"}
 
     # --- devices and dtypes -------------------------------------------------------------
 
@@ -452,10 +483,14 @@ class Tensor:
         return conversion.to(self, device=backend.Device("cuda" if device is None else device))
 
     def type(self, dtype: Any = None) -> Any:
-        """``type()``: the legacy type name (``'minigrad.FloatTensor'``); ``type(dtype)``: a conversion."""
+        """``type()``: the legacy type name, as PyTorch's (``'torch.FloatTensor'``, which course code
+        compares strings with); ``type(dtype)``, ``type(mg.LongTensor)``, ``type('torch.LongTensor')``:
+        a conversion."""
         if dtype is None:
-            return f"minigrad.{_LEGACY_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
-        return conversion.to(self, dtype=_legacy_type(dtype))
+            device = "cuda." if self.device.type == "cuda" else ""
+            return f"torch.{device}{_LEGACY_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}"
+        dtype, device = _legacy_type(dtype)
+        return conversion.to(self, device=device, dtype=dtype)
 
     def float(self) -> Tensor:
         return conversion.to(self, dtype=_dtypes.float32)
@@ -928,6 +963,35 @@ class Tensor:
     def outer(self, vec2: Tensor) -> Tensor:
         return linalg.outer(self, vec2)
 
+    def mv(self, vec: Tensor) -> Tensor:
+        return linalg.mv(self, vec)
+
+    def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        """A copy with ``alpha * source`` added at ``index`` along ``dim`` (repeated indices add up)."""
+        return scatter_ops.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+        return scatter_ops.index_add_(self, dim, index, source, alpha=alpha)
+
+    def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
+        """0/1 samples, 1 with probability ``self`` (or ``p``), element by element."""
+        return sampling.bernoulli(self, p, generator=generator)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        return sampling.bernoulli_(self, p, generator=generator)
+
+    def logical_not(self) -> Tensor:
+        return comparison.logical_not(self)
+
+    def logical_and(self, other: Tensor) -> Tensor:
+        return comparison.logical_and(self, other)
+
+    def logical_or(self, other: Tensor) -> Tensor:
+        return comparison.logical_or(self, other)
+
+    def logical_xor(self, other: Tensor) -> Tensor:
+        return comparison.logical_xor(self, other)
+
     def bmm(self, mat2: Tensor) -> Tensor:
         return linalg.bmm(self, mat2)
 
@@ -1052,6 +1116,18 @@ class Tensor:
     def topk(self, k: _int, dim: _int = -1, largest: _bool = True, sorted: _bool = True) -> Any:  # noqa: A002
         return sorting.topk(self, k, dim, largest, sorted)
 
+    # --- sampling and counting (minigrad.ops.sampling / histogram) ------------------------------
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+        return sampling.multinomial(self, num_samples, replacement, generator=generator)
+
+    def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+        return histogram_ops.histc(self, bins, min, max)
+
+    def histogram(self, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+                  density: bool = False) -> Any:
+        return histogram_ops.histogram(self, bins, range=range, weight=weight, density=density)
+
     # --- new tensors with this one's dtype and device (unless given) ---------------------------
 
     def _new_options(self, dtype: Any, device: Any, requires_grad: _bool) -> dict:
@@ -1104,16 +1180,19 @@ _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "floa
                       "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
 
 
-def _legacy_type(value: Any) -> _dtypes.dtype:
-    """The dtype ``t.type(value)`` names: a dtype, or a legacy name (``'torch.FloatTensor'``); else
-    PyTorch's ValueError."""
+def _legacy_type(value: Any) -> tuple:
+    """``(dtype, device)`` that ``t.type(value)`` names: a dtype keeps the device (None); a legacy
+    type, as a class (``mg.LongTensor``) or a name (``'torch.cuda.FloatTensor'``), names its device
+    too, as in PyTorch. Anything else is PyTorch's ValueError."""
     if isinstance(value, _dtypes.dtype):
-        return value
+        return value, None
+    if isinstance(value, type) and isinstance(getattr(value, "dtype", None), _dtypes.dtype):  # mg.LongTensor
+        return value.dtype, backend.Device("cuda" if value.is_cuda else "cpu")
     if isinstance(value, str):
         prefix, _, name = value.rpartition(".")
         for dtype_name, legacy_name in _LEGACY_TYPE_NAMES.items():
-            if prefix in ("torch", "minigrad") and name == legacy_name:
-                return _dtypes.as_dtype(dtype_name)
+            if prefix in ("torch", "minigrad", "torch.cuda", "minigrad.cuda") and name == legacy_name:
+                return _dtypes.as_dtype(dtype_name), backend.Device("cuda" if "cuda" in prefix else "cpu")
     shown = value if isinstance(value, str) else getattr(value, "__qualname__", type(value).__name__)
     raise ValueError(f"invalid type: '{shown}'")
 
@@ -1164,4 +1243,7 @@ from minigrad.ops import (arithmetic, comparison, conversion, elementwise, index
 from minigrad.ops import shape as shape_ops  # noqa: E402
 from minigrad.ops import scatter as scatter_ops  # noqa: E402
 from minigrad.ops import selection, sorting  # noqa: E402
+from minigrad.ops import histogram as histogram_ops  # noqa: E402
+from minigrad.ops import sampling  # noqa: E402
 from minigrad import creation  # noqa: E402
+from minigrad.ops._util import mark_view  # noqa: E402

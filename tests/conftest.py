@@ -35,3 +35,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if _reference.recording():
         for path in _reference.write_records():
             print(f"recorded {path.relative_to(_reference.TESTS.parent)}")
+
+
+@pytest.fixture(autouse=True)
+def no_numpy_calls_on_device_arrays():
+    """Fail a test in which library code called a NumPy function on a (stand-in) device array.
+
+    Such a call works on real CuPy only because CuPy serves NumPy's functions, and it breaks the
+    promise that the library asks the backend for its array module; the stand-in records each one.
+    """
+    import standin_cupy_array  # noqa: PLC0415 (imported once the test session runs)
+
+    standin_cupy_array.LIBRARY_NUMPY_CALLS.clear()
+    yield
+    calls = sorted(set(standin_cupy_array.LIBRARY_NUMPY_CALLS))
+    standin_cupy_array.LIBRARY_NUMPY_CALLS.clear()
+    if calls:
+        pytest.fail("library code called NumPy on device arrays:\n" + "\n".join(calls), pytrace=False)

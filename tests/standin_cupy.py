@@ -23,6 +23,7 @@ it fails on the CPU anyway); type promotion is NumPy 2's; there is no ``base``, 
 
 from __future__ import annotations
 
+import os
 import types
 from typing import Any
 
@@ -42,7 +43,7 @@ from standin_cupy_array import (
     wrap,
 )
 
-__all__ = ["install", "make_module", "standin", "uninstall"]
+__all__ = ["install", "make_module", "real_cupy_requested", "serving_module", "standin", "uninstall"]
 
 standin = MODULE
 
@@ -174,7 +175,7 @@ def size(a: Any, axis: int | None = None) -> int:
 
 _FUNCTIONS = {
     # elementwise, but functions rather than ufuncs in CuPy
-    "where": "aaa", "clip": "aaa", "round": "a", "around": "a", "nan_to_num": "a", "real": "a",
+    "where": "daa", "clip": "aaa", "round": "a", "around": "a", "nan_to_num": "a", "real": "a",
     "imag": "a", "sinc": "a", "isclose": "aa", "fill_diagonal": "aa",
     # reductions and statistics
     "sum": "a", "prod": "a", "mean": "a", "var": "a", "std": "a", "max": "a", "min": "a", "amax": "a",
@@ -320,6 +321,14 @@ def _random_module() -> types.ModuleType:
 
 # --- the module --------------------------------------------------------------------------------
 
+def _einsum(*operands: Any, **kwargs: Any) -> Any:
+    """``einsum`` as CuPy's: it takes no ``out=`` (nor ``order=``/``casting=``)."""
+    unknown = sorted(set(kwargs) - {"dtype", "optimize"})
+    if unknown:
+        raise TypeError(f"Did not understand the following kwargs: {unknown}")
+    return function(numpy.einsum, "-a*")(*operands, **kwargs)
+
+
 def _build() -> None:
     m = MODULE
     m.__version__ = "13.3.0"  # the CuPy release whose behaviour this mimics
@@ -332,6 +341,7 @@ def _build() -> None:
     for name in ("allclose", "array_equal"):
         setattr(m, name, _zero_d(getattr(numpy, name), "aa"))
     m.count_nonzero = _zero_d(numpy.count_nonzero, "a")
+    m.einsum = _einsum
     for f in (array, asarray, ascontiguousarray, asnumpy, get_array_module, take, take_along_axis, repeat,
               copyto, result_type, can_cast, ndim, shape, size):
         setattr(m, f.__name__, f)
@@ -357,12 +367,34 @@ def make_module() -> types.ModuleType:
     return MODULE
 
 
+REAL_CUPY_VAR = "MINIGRAD_TEST_REAL_CUPY"
+
+
+def real_cupy_requested() -> bool:
+    """True when ``MINIGRAD_TEST_REAL_CUPY`` asks the device tests to run on real CuPy and a GPU."""
+    return os.environ.get(REAL_CUPY_VAR, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def serving_module() -> types.ModuleType:
+    """The module that serves 'cuda' once :func:`install` ran: the stand-in, or real CuPy."""
+    if real_cupy_requested():
+        import cupy
+
+        return cupy
+    return MODULE
+
+
 def install() -> types.ModuleType:
-    """Serve minigrad's 'cuda' device from the stand-in; returns it."""
+    """Serve minigrad's 'cuda' device from the stand-in; returns it.
+
+    With ``MINIGRAD_TEST_REAL_CUPY=1`` (scripts/gpu-check.sh sets it on a machine with a GPU), the
+    same tests run on real CuPy instead: 'cuda' is served by ``cupy`` and this returns it.
+    """
     from minigrad import backend  # the stand-in itself does not need minigrad
 
-    backend.use_cuda_module(MODULE)
-    return MODULE
+    module = serving_module()
+    backend.use_cuda_module(module)
+    return module
 
 
 def uninstall() -> None:

@@ -10,7 +10,9 @@ NumPy view, so writes through views and slices reach the original memory, as on 
 from __future__ import annotations
 
 import functools
+import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import numpy
@@ -24,6 +26,48 @@ _DTYPE_CHARS = "?bBhHiIlLqQefdFD"  # CuPy has no object, string, datetime or lon
 _NOT_IN_CUPY = ("where", "initial")  # NumPy keywords that CuPy 13 functions and ufuncs lack
 _NO_HOST = ("Implicit conversion to a NumPy array is not allowed. "
             "Please use `.get()` to construct a NumPy array explicitly.")
+
+
+# What minigrad's own code does to device arrays that a GPU run pays for, recorded with call sites:
+# - NumPy's functions called on device arrays. Real CuPy serves them (as this stand-in does), but
+#   the library promises to ask the backend for its array module instead; the suite fails on any.
+# - Device-to-host synchronisations (``bool(x)``, ``int(x)``, ``x.item()``, ``x.get()``, ...): each
+#   one stalls a real GPU until its queue drains. tests/core/test_gpu_syncs.py pins them to the
+#   list in docs/gpu.md.
+_LIBRARY_DIR = str(Path(__file__).resolve().parent.parent / "minigrad")
+_STANDIN_FILES = {str(Path(__file__).resolve()), str(Path(__file__).resolve().with_name("standin_cupy.py"))}
+LIBRARY_NUMPY_CALLS: list[str] = []
+LIBRARY_SYNCS: list[tuple[str, str]] = []  # (what, "minigrad/file.py:function")
+
+
+def _library_caller() -> Any:
+    """The first frame above the stand-in's own code, if it is minigrad's code; else None."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename in _STANDIN_FILES:
+        frame = frame.f_back
+    if frame is None or not frame.f_code.co_filename.startswith(_LIBRARY_DIR):
+        return None
+    return frame
+
+
+def _site(frame: Any, with_line: bool) -> str:
+    path = Path(frame.f_code.co_filename).relative_to(Path(_LIBRARY_DIR).parent).as_posix()
+    return f"{path}:{frame.f_lineno}" if with_line else f"{path}:{frame.f_code.co_name}"
+
+
+def _note_numpy_call(name: str) -> None:
+    """Record ``numpy.<name>`` called on a device array by library code."""
+    frame = _library_caller()
+    if frame is not None:
+        LIBRARY_NUMPY_CALLS.append(f"numpy.{name} on a device array at {_site(frame, True)} "
+                                   f"({frame.f_code.co_name})")
+
+
+def _note_sync(what: str) -> None:
+    """Record a device-to-host copy or conversion made by library code."""
+    frame = _library_caller()
+    if frame is not None:
+        LIBRARY_SYNCS.append((what, _site(frame, False)))
 
 
 def unsupported(x: Any) -> TypeError:
@@ -73,11 +117,22 @@ def _as_other(x: Any) -> Any:
     return x
 
 
-_UNWRAP = {"a": as_array, "s": _as_arrays, "-": _as_other}
+def _device_array(x: Any) -> Any:
+    """A position where CuPy calls array methods: a device array only (``where``'s condition)."""
+    if isinstance(x, ndarray):
+        return x._a
+    raise unsupported(x)
+
+
+_UNWRAP = {"a": as_array, "d": _device_array, "s": _as_arrays, "-": _as_other}
 
 
 def _kind(sig: str, i: int) -> str:
-    """Position ``i`` of a signature such as 'aa' (two arrays, then anything) or '-a*' (then arrays)."""
+    """Position ``i`` of a signature such as 'aa' (two arrays, then anything) or '-a*' (then arrays).
+
+    'a': a device array or a scalar; 'd': a device array only; 's': a sequence of device arrays;
+    '-': anything that is not host array data.
+    """
     if sig.endswith("*"):
         return sig[min(i, len(sig) - 2)]
     return sig[i] if i < len(sig) else "-"
@@ -210,6 +265,7 @@ class ndarray:  # noqa: N801 (CuPy's name)
     def get(self, stream: Any = None, order: str = "C", out: numpy.ndarray | None = None,
             blocking: bool = True) -> numpy.ndarray:
         """Copy to the host (a new NumPy array, or into ``out``)."""
+        _note_sync("get()")
         if out is None:
             return numpy.array(self._a, order=order, copy=True)
         if not isinstance(out, numpy.ndarray):
@@ -228,24 +284,30 @@ class ndarray:  # noqa: N801 (CuPy's name)
         self._a[...] = arr
 
     def item(self, *args: Any) -> Any:
+        _note_sync("item()")
         return self._a.item(*args)
 
     def tolist(self) -> Any:
+        _note_sync("tolist()")
         return self._a.tolist()
 
     def __float__(self) -> float:
+        _note_sync("float()")
         return float(self._a)
 
     def __int__(self) -> int:
+        _note_sync("int()")
         return int(self._a)
 
     def __complex__(self) -> complex:
         return complex(self._a)
 
     def __index__(self) -> int:
+        _note_sync("index")
         return self._a.__index__()
 
     def __bool__(self) -> bool:
+        _note_sync("bool()")
         return bool(self._a)
 
     def __repr__(self) -> str:
@@ -326,6 +388,7 @@ class ndarray:  # noqa: N801 (CuPy's name)
 
     # --- NumPy's own functions called on device arrays: dispatch here, as CuPy does ---
     def __array_ufunc__(self, np_ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        _note_numpy_call(np_ufunc.__name__ if method == "__call__" else f"{np_ufunc.__name__}.{method}")
         if "out" in kwargs:
             if len(kwargs["out"]) != 1:
                 raise ValueError("The 'out' parameter must have exactly one array value")
@@ -344,6 +407,7 @@ class ndarray:  # noqa: N801 (CuPy's name)
         return func(*inputs, **kwargs)
 
     def __array_function__(self, func: Any, arg_types: Any, args: tuple, kwargs: dict) -> Any:
+        _note_numpy_call(func.__name__)
         try:
             namespace = functools.reduce(getattr, func.__module__.split(".")[1:], MODULE)
             impl = getattr(namespace, func.__name__)

@@ -18,8 +18,9 @@ from minigrad.autograd.grad_mode import (
 )
 from minigrad.autograd.gradcheck import GradcheckError, gradcheck
 from minigrad.autograd.stepper import BackwardStep, BackwardStepper
+from minigrad.autograd.variable import Variable
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck",
            "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "no_grad",
            "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled", "BackwardStepper",
-           "BackwardStep"]
+           "BackwardStep", "Variable"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import os
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy
 from minigrad.creation import from_numpy
 from minigrad.data.dataset import Dataset, SampleBatch, _index_array
 from minigrad.data.download import download_verified
-from minigrad.data.idx import parse_idx, read_idx_bytes
+from minigrad.data.idx import GzipIdxCheck, idx_size, parse_idx, read_idx_bytes, read_idx_shape
 
 __all__ = ["FILES", "MIRRORS", "MNIST", "MNISTFile", "default_root", "find_file", "load_verified"]
 
@@ -63,6 +64,7 @@ FILES = {  # split -> (images, labels)
 }
 
 _REPAIR = "Delete it to have it downloaded again, or replace it with a correct copy."
+_PIXELS = numpy.dtype(numpy.uint8)  # the element type of all four MNIST files
 
 
 def default_root() -> Path:
@@ -84,8 +86,12 @@ def load_verified(path: Path, expected: MNISTFile) -> numpy.ndarray:
 
     Raises ``RuntimeError`` naming the file on any mismatch.
     """
+    declared = read_idx_shape(path)  # from the header alone: nothing is inflated yet
+    if declared is not None and declared != expected.shape:
+        raise RuntimeError(f"{path}: holds an array of shape {declared}, but {expected.name} has shape "
+                           f"{expected.shape}. {_REPAIR}")
     try:
-        data = read_idx_bytes(path)
+        data = read_idx_bytes(path, max_size=idx_size(_PIXELS, expected.shape))
         array = parse_idx(data, name=str(path))
     except ValueError as error:
         raise RuntimeError(f"{error}. {_REPAIR}") from error
@@ -107,12 +113,16 @@ class MNIST(Dataset):
     images as a uint8 array (N, 28, 28) and ``.labels`` the labels as an int64 array (N,).
 
     The mirrors and checksums are the class attributes ``mirrors`` and ``files``, so a
-    subclass can point elsewhere.
+    subclass can point elsewhere. Each download from a mirror is bounded by the class
+    attributes ``timeout`` (seconds without data), ``deadline`` (seconds in all) and
+    ``min_rate`` (bytes per second); a failed mirror is reported before the next is tried.
     """
 
     mirrors: Sequence[str] = MIRRORS
     files: Mapping[str, tuple[MNISTFile, MNISTFile]] = FILES
-    timeout: float = 30.0  # seconds, per connection attempt
+    timeout: float = 30.0  # seconds a download may wait for data
+    deadline: float = 600.0  # seconds a download from one mirror may take in all
+    min_rate: float = 20_000.0  # bytes per second a download must average (after its first `timeout` s)
     classes: ClassVar[list[str]] = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four",
                "5 - five", "6 - six", "7 - seven", "8 - eight", "9 - nine"]
 
@@ -122,6 +132,8 @@ class MNIST(Dataset):
         self.train = train
         self.transform = transform
         self.target_transform = target_transform
+        if self.root.exists() and not self.root.is_dir():
+            raise RuntimeError(f"MNIST root {self.root} is a file, not a folder. {self._where_to_put()}")
         image_file, label_file = self.files["train" if train else "test"]
         self.images = self._load(image_file, download)
         self.labels = self._load(label_file, download).astype(numpy.int64)
@@ -137,12 +149,27 @@ class MNIST(Dataset):
             if not download:
                 raise RuntimeError(f"MNIST file {expected.name} (or {expected.name}.gz) is not in "
                                    f"{self.root} and download=False. {self._where_to_put()}")
+            self._check_writable()
             urls = [f"{mirror.rstrip('/')}/{expected.name}.gz" for mirror in self.mirrors]
+            size = idx_size(_PIXELS, expected.shape)
             try:
-                path = download_verified(urls, self.root / f"{expected.name}.gz", expected.md5, self.timeout)
+                path = download_verified(
+                    urls, self.root / f"{expected.name}.gz", expected.md5, self.timeout,
+                    deadline=self.deadline, min_rate=self.min_rate, max_bytes=size + size // 1000 + 4096,
+                    check=lambda: GzipIdxCheck(_PIXELS, expected.shape))
             except RuntimeError as error:
                 raise RuntimeError(f"MNIST: {error}\n{self._where_to_put()}") from error
         return load_verified(path, expected)
+
+    def _check_writable(self) -> None:
+        """Before downloading: the root must be a folder we can create and write in."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=self.root):
+                pass
+        except OSError as error:
+            raise RuntimeError(f"MNIST can't download into {self.root}: {error.strerror or error}. "
+                               f"{self._where_to_put()}") from error
 
     def __len__(self) -> int:
         return len(self.labels)

@@ -57,7 +57,10 @@ class RandomSampler(Sampler):
         rng = generator_argument(self.generator, "randperm").rng
         n = len(self.data_source)
         if self.replacement:
-            yield from rng.integers(0, n, size=self.num_samples).tolist()
+            # in chunks of 32, as PyTorch draws them: num_samples may be huge (an "infinite" loader,
+            # RandomSampler(ds, replacement=True, num_samples=int(1e10)), is a course idiom)
+            for start in range(0, self.num_samples, 32):
+                yield from rng.integers(0, n, size=min(32, self.num_samples - start)).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()

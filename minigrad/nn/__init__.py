@@ -26,3 +26,7 @@ __all__ = ["Softmin", "CosineSimilarity", "PairwiseDistance", "KLDivLoss",
            "MaxPool2d", "AvgPool2d", "ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten", "Dropout",
            "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "functional", "init", "utils", "grad", "modules", "conv_algorithm"]
+
+from minigrad._unsupported import module_getattr  # noqa: E402
+
+__getattr__ = module_getattr("minigrad.nn")  # NotImplementedError for names left out on purpose

@@ -47,6 +47,7 @@ __all__ = ["linear", "conv2d", "max_pool2d", "avg_pool2d", "relu", "relu_", "lea
            "adaptive_avg_pool2d", "adaptive_max_pool2d", "layer_norm", "gelu", "silu", "elu", "softplus",
            "dropout2d", "l1_loss", "smooth_l1_loss", "huber_loss",
            "softmin", "normalize", "cosine_similarity", "pairwise_distance", "kl_div",
+           "scaled_dot_product_attention",
            "embedding", "conv1d", "max_pool1d", "avg_pool1d"]
 
 
@@ -408,3 +409,9 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """The mean of each window along L of (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``."""
     check_tensor_arguments("avg_pool1d", {"input": input})
     return _pool1d.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+from minigrad._unsupported import module_getattr  # noqa: E402
+from minigrad.nn.attention import scaled_dot_product_attention  # noqa: E402, F401 (F.scaled_dot_product_attention)
+
+__getattr__ = module_getattr("minigrad.nn.functional")  # NotImplementedError for names left out on purpose

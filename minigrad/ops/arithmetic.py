@@ -218,7 +218,12 @@ class Pow(Function):
         if ctx.needs_input_grad[0]:
             # b · a^(b-1), written so that b == 0 gives 0 even where a == 0 (as PyTorch)
             with ieee_results():
-                grad_a = wrap(xp.where(b_value == 0, 0.0, grad.array * b_value * a_value ** (b_value - 1)))
+                grad_a = grad.array * b_value * a_value ** (b_value - 1)
+            if not isinstance(b_value, (int, float)):
+                grad_a = xp.where(b_value == 0, 0.0, grad_a)
+            elif b_value == 0:  # a number: decided here, since xp.where needs an array condition
+                grad_a = xp.zeros_like(grad_a)
+            grad_a = wrap(grad_a)
         if ctx.needs_input_grad[1]:
             # z · ln(a), taking ln(0) as 0 so that 0 ** b has gradient 0 in b (as PyTorch)
             if isinstance(a_value, (int, float)):

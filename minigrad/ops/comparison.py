@@ -75,6 +75,32 @@ def logical_not(a: Tensor) -> Tensor:
     return wrap(xp_of(a).logical_not(a.array))
 
 
+def _logical(name: str, a: Tensor, b: Any) -> Tensor:
+    """Elementwise truth of ``a`` and ``b`` combined (nonzero is true), a bool tensor; no grad."""
+    like = a if isinstance(a, Tensor) else b
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
+    check_same_device((a, b), name)
+    check_broadcast(a, b)
+    xp = xp_of(like)
+    return wrap(getattr(xp, name)(a.array != 0, b.array != 0))
+
+
+def logical_and(a: Tensor, b: Tensor) -> Tensor:
+    """True where both are nonzero."""
+    return _logical("logical_and", a, b)
+
+
+def logical_or(a: Tensor, b: Tensor) -> Tensor:
+    """True where either is nonzero."""
+    return _logical("logical_or", a, b)
+
+
+def logical_xor(a: Tensor, b: Tensor) -> Tensor:
+    """True where exactly one is nonzero."""
+    return _logical("logical_xor", a, b)
+
+
 def equal(a: Tensor, b: Tensor) -> bool:
     """True if both have the same shape and the same values."""
     return a.shape == b.shape and bool(eq(a, b).array.all())

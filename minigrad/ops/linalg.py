@@ -1,5 +1,5 @@
-"""Matrix products: ``matmul`` (with NumPy's 1-D and batch rules), ``mm``, ``dot``, ``outer``, ``bmm``,
-``addmm`` and ``einsum``.
+"""Matrix products: ``matmul`` (with NumPy's 1-D and batch rules), ``mm``, ``mv``, ``dot``, ``outer``,
+``bmm``, ``addmm`` and ``einsum``.
 
 For C = A·B:  dA = dC·Bᵀ  and  dB = Aᵀ·dC; batch dimensions that were broadcast are
 summed back by the engine.
@@ -105,6 +105,10 @@ class Dot(MatMul):  # PyTorch's node: DotBackward0
     """c = Σ aᵢ bᵢ;   dc/da = b,  dc/db = a  (MatMul's backward for two 1-D operands)."""
 
 
+class Mv(MatMul):  # PyTorch's node: MvBackward0
+    """y = A x for a matrix A and a vector x;   dA = dy xᵀ,  dx = Aᵀ dy (MatMul's backward)."""
+
+
 class Bmm(MatMul):  # PyTorch's node: BmmBackward0
     """C[n] = A[n] B[n] for each batch n;   dA = dC Bᵀ,  dB = Aᵀ dC per batch."""
 
@@ -124,6 +128,18 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
     if a.dtype is _dtypes.bool:
         raise not_implemented_for("dot", a)
     return Dot.apply(a, b)
+
+
+def mv(a: Tensor, b: Tensor) -> Tensor:
+    """Matrix-vector product of an (n, m) matrix and an (m,) vector: an (n,) vector."""
+    check_tensor_arguments("mv", {"input": a, "vec": b})
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
+                           f"vec ({b.shape[0]})")
+    _check_same_dtype(a, b, "mv")
+    return Mv.apply(a, b)
 
 
 def outer(a: Tensor, b: Tensor) -> Tensor:

@@ -223,6 +223,52 @@ def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return inplace.apply(input, "scatter_add_", lambda t: _scatter(t, dim, index, src, None, add=True), src)
 
 
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """A copy of ``input`` with ``alpha * source[..., i, ...]`` added at ``index[i]`` along ``dim``;
+    repeated indices add up (``dC.index_add_(0, ix, demb)`` accumulates embedding gradients).
+
+    It is :func:`scatter_add` with ``index`` spread over ``source``'s other dimensions, so it is
+    differentiated as that is: dinput = dout, dsource = alpha · dout.index_select(dim, index).
+    """
+    _check_index_type("index_add", index)
+    _check_src_type("index_add", source)
+    dim = _dim_of("index_add", input, dim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+                         f"size: {list(index.shape)}")
+    _check_index_dtype("index_add_", index)
+    count = index.numel()
+    along = source.shape[dim] if source.ndim > dim else 1
+    if along != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({count}) should be equal to "
+                           f"source.size(dim): ({along}), for dim: {dim}")
+    others_differ = any(source.shape[d] != input.shape[d] for d in range(input.ndim) if d != dim)
+    if source.ndim != input.ndim or others_differ:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified "
+                           f"dimension. Got self.shape = {list(input.shape)} source.shape = "
+                           f"{list(source.shape)}")
+    if count:
+        positions = index.array.reshape(-1)
+        low, high = int(positions.min()), int(positions.max())
+        if low < 0 or high >= input.shape[dim]:
+            bad = low if low < 0 else high
+            message = f"index {bad} is out of bounds for dimension {dim} with size {input.shape[dim]}"
+            # PyTorch's 1-D kernel reports it as an indexing error, the others as a RuntimeError
+            if input.ndim == 1:
+                raise IndexError(f"index out of range in self: {message}")
+            raise RuntimeError(message)
+    spread = [1] * input.ndim
+    spread[dim] = count
+    spread_index = index.reshape(spread).expand(*source.shape)
+    scaled = source if alpha == 1 else source * alpha
+    return scatter_add(input, dim, spread_index, scaled)
+
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    """In-place :func:`index_add`, recorded as the other in-place ops are."""
+    return inplace.apply(input, "index_add_", lambda t: index_add(t, dim, index, source, alpha=alpha), source)
+
+
 def _scatter(a: Tensor, dim: int, index: Tensor, src: Tensor | None, value: Any, add: bool = False) -> Tensor:
     """Checks in PyTorch's order, then Scatter (or ScatterAdd) on ``a``."""
     dim = _dim_of("scatter", a, dim)

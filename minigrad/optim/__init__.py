@@ -15,3 +15,7 @@ from minigrad.optim.sgd import SGD
 from minigrad.optim import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "lr_scheduler"]
+
+from minigrad._unsupported import module_getattr  # noqa: E402
+
+__getattr__ = module_getattr("minigrad.optim")  # NotImplementedError for names left out on purpose

@@ -599,3 +599,8 @@ def _track_optimizer_steps(optimizer: Optimizer) -> None:
 
     wrapper._wrapped_by_lr_sched = True
     optimizer.step = wrapper
+
+
+from minigrad._unsupported import module_getattr  # noqa: E402
+
+__getattr__ = module_getattr("minigrad.optim.lr_scheduler")  # NotImplementedError: names left out on purpose

@@ -255,7 +255,8 @@ def lerp_(start: Any, end: Any, weight: float) -> None:
     """``start += weight * (end - start)`` in place, in PyTorch's form (exact at weight 0 and 1)."""
     weight = start.dtype.type(weight)  # computed in the array's precision, as PyTorch does
     if abs(weight) < 0.5:
-        start += weight * (end - start)
+        # The array operand comes first, so its own module (NumPy or CuPy) does the multiply.
+        start += (end - start) * weight
     else:
         start[...] = end - (end - start) * (1 - weight)
 

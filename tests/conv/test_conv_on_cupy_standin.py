@@ -55,7 +55,7 @@ def test_conv2d_on_the_device_matches_the_cpu(algorithm, c_in, c_out, groups, ke
         out = conv2d(x, w, b, stride, padding, dilation, groups, algorithm=algorithm)
         (out * out).sum().backward()
         results.append([_host(t) for t in (out, x.grad, w.grad, b.grad)])
-    assert isinstance(out.array, standin_cupy.standin.ndarray)
+    assert isinstance(out.array, standin_cupy.serving_module().ndarray)
     for cpu, device in zip(*results):
         numpy.testing.assert_allclose(device, cpu, rtol=1e-12, atol=1e-12)
 
@@ -64,7 +64,7 @@ def test_im2col_takes_bands_of_rows_on_the_cpu_and_one_band_on_the_device(monkey
     """Bands fit the CPU's cache; the device gets one big product. Both give the same numbers."""
     monkeypatch.setattr(algo_im2col, "BAND_BYTES", 1)        # one output row per band on the CPU
     assert len(algo_im2col._bands(numpy, 5, 27, 6, 2, 8)) == 5
-    assert algo_im2col._bands(standin_cupy.standin, 5, 27, 6, 2, 8) == [slice(0, 5)]
+    assert algo_im2col._bands(standin_cupy.serving_module(), 5, 27, 6, 2, 8) == [slice(0, 5)]
     test_conv2d_on_the_device_matches_the_cpu("im2col", *CONV[3])
 
 

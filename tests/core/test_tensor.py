@@ -262,8 +262,9 @@ def test_reductions_of_a_zero_dim_tensor_accept_dim_0_and_minus_1_like_torch():
 def test_legacy_type_names_and_comparison_with_none_like_torch():
     torch = require_torch()
     for dtype in ("float32", "float64", "int64", "int32", "uint8", "bool"):
-        ours, theirs = mg.ones(2, dtype=getattr(mg, dtype)), torch.ones(2, dtype=getattr(torch, dtype))
-        assert ours.type() == theirs.type().replace("torch.", "minigrad.")
+        ours = mg.ones(2, dtype=getattr(mg, dtype), device="cpu")
+        theirs = torch.ones(2, dtype=getattr(torch, dtype))
+        assert ours.type() == theirs.type()  # 'torch.FloatTensor': course code compares these strings
     t = mg.ones(2)
     assert (t == None) is False and (t != None) is True  # noqa: E711 (the comparison is the test)
     assert t.type(mg.int64).dtype is mg.int64

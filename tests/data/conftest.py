@@ -73,8 +73,10 @@ def tiny():
 
 
 class _MirrorHandler(http.server.BaseHTTPRequestHandler):
-    """Serves ``server.routes[path] = (body, how)``; ``how`` is 'good' or 'cut' (connection
-    closed halfway through a body whose full length was announced)."""
+    """Serves ``server.routes[path] = (body, how)``; ``how`` is 'good', 'cut' (connection
+    closed halfway through a body whose full length was announced), 'trickle' (one byte every
+    ``server.trickle_s`` seconds), 'stall' (ten bytes, then nothing until the test ends) or
+    'unannounced' (no Content-Length: the body ends when the connection closes)."""
 
     def do_GET(self) -> None:
         self.server.requests.append(self.path)
@@ -85,11 +87,22 @@ class _MirrorHandler(http.server.BaseHTTPRequestHandler):
         body, how = route
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(len(body)))
+        if how != "unannounced":
+            self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if how == "cut":
             self.wfile.write(body[: len(body) // 2])
             self.close_connection = True
+        elif how == "trickle":
+            for i in range(len(body)):
+                if self.server.release.wait(self.server.trickle_s):
+                    break
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+        elif how == "stall":
+            self.wfile.write(body[:10])
+            self.wfile.flush()
+            self.server.release.wait(60)
         else:
             self.wfile.write(body)
 
@@ -102,10 +115,12 @@ def mirror_server():
     """A threaded HTTP server on 127.0.0.1 only; set ``.routes`` and read ``.requests``."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _MirrorHandler)
     server.routes, server.requests = {}, []
+    server.release, server.trickle_s = threading.Event(), 0.05  # release: ends trickles and stalls
     server.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     yield server
+    server.release.set()
     server.shutdown()
     server.server_close()
     thread.join()

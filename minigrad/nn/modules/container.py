@@ -412,11 +412,16 @@ class ParameterDict(Module):
 
     def extra_repr(self) -> str:
         """One line per entry, e.g. ``(w): Parameter containing: [minigrad.FloatTensor of size 3x4]``."""
-        return "\n".join(_describe(key, value, value.type() if isinstance(value, Tensor) else "")
-                         for key, value in self.items())
+        return "\n".join(_describe(key, value, _type_name(value)) for key, value in self.items())
+
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterDict should not be called.")
+
+
+def _type_name(value: Any) -> str:
+    """PyTorch's ``torch.typename`` under minigrad's name (``minigrad.FloatTensor``), for a tensor."""
+    return value.type().replace("torch.", "minigrad.", 1) if isinstance(value, Tensor) else ""
 
 
 def _as_parameter(value: Any) -> Any:

@@ -65,14 +65,14 @@ def _sum_of_shifts(flat: Any, scale: Any, length: int, kernel_size: Pair, dilati
     """
     xp = get_array_module(flat)
     shifts = _row_shifts(flat, kernel_size, dilation, row)
-    total = term = None
+    total = None
     for j in range(kernel_size[1]):
         start = j * dilation[1]
         column = shifts[..., start:start + length, :]
+        term = xp.einsum(subscripts, column, scale[..., j])  # CuPy's einsum takes no out=
         if total is None:
-            total = xp.einsum(subscripts, column, scale[..., j])
+            total = term
         else:
-            term = xp.einsum(subscripts, column, scale[..., j], out=term)
             total += term
     return total
 
