@@ -40,7 +40,7 @@ def _on_tensor(function: _F) -> _F:
     return cast(_F, checked)
 
 
-def _writing_out(function: _F) -> _F:
+def _writing_out(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` with PyTorch's ``out=``: the result is written into ``out`` (resized if its shape
     differs), which is returned. Not differentiable, so no argument may require grad."""
     @functools.wraps(function)
@@ -67,7 +67,7 @@ def _writing_out(function: _F) -> _F:
             with no_grad():
                 out.copy_(result)
         return out
-    return cast(_F, writing)
+    return writing
 
 
 _CATEGORY = {"bool": 0, "integer": 1, "floating": 2}
