@@ -40,6 +40,7 @@ import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad import optim
 from minigrad.data import MNIST, DataLoader, Subset
+from minigrad.viz import watch
 
 MEAN, STD = 0.1307, 0.3081  # of MNIST's training pixels (scaled to [0, 1]): inputs become ~N(0, 1)
 CHECKPOINT = "checkpoint.mg"
@@ -100,6 +101,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="test on the first M test images only")
     parser.add_argument("--freeze-conv", action="store_true",
                         help="train only the linear layers, on top of the random initial convolutions")
+    parser.add_argument("--watch", action="store_true",
+                        help="record per-layer statistics while training and write them to watch.png")
     args = parser.parse_args(argv)
     if args.lr is None:
         args.lr = DEFAULT_LR[args.optimizer]
@@ -254,8 +257,10 @@ def write_json(path: Path, obj: Any) -> None:
 
 # --- pictures ----------------------------------------------------------------------------------
 
-def save_plots(history: dict, steps_per_epoch: int, first_conv: Any, out: Path) -> list[Path]:
-    """curves.png (loss and accuracy) and filters.png (first conv layer); [] without matplotlib."""
+def save_plots(history: dict, steps_per_epoch: int, first_conv: Any, out: Path,
+               watcher: Any = None) -> list[Path]:
+    """curves.png (loss and accuracy), filters.png (first conv layer) and, with ``--watch``,
+    watch.png (layer statistics); [] without matplotlib."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -270,7 +275,7 @@ def save_plots(history: dict, steps_per_epoch: int, first_conv: Any, out: Path) 
     figure = Figure(figsize=(8, 4.4), layout="constrained")
     plot_filters(figure, weight)
     FigureCanvasAgg(figure).print_png(filters)
-    return [curves, filters]
+    return [curves, filters] + ([watcher.save(out / "watch.png")] if watcher is not None else [])
 
 
 def plot_curves(figure: Any, history: dict, steps_per_epoch: int) -> None:
@@ -337,6 +342,7 @@ def train(args: argparse.Namespace, out: Path) -> None:
     scheduler = optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=LR_DECAY)
 
     history: dict = {"step_loss": [], "step_acc": [], "epochs": []}
+    watcher = watch(model) if args.watch else None  # minigrad.viz: histograms, update:data ratio
     done = 0
     if args.resume and checkpoint.exists():
         done, history, _ = load_checkpoint(checkpoint, model, optimizer, scheduler, loader_generator, device,
@@ -361,7 +367,7 @@ def train(args: argparse.Namespace, out: Path) -> None:
         write_metrics(out, settings, history)
 
     print(f"Checkpoint: {checkpoint}\nMetrics: {out / METRICS}")
-    for picture in save_plots(history, len(train_loader), model[0], out):
+    for picture in save_plots(history, len(train_loader), model[0], out, watcher):
         print(f"Plot: {picture}")
 
 

@@ -535,7 +535,7 @@ class Tensor:
         return arithmetic.add(self, other)
 
     def __radd__(self, other: Any) -> Tensor:
-        return arithmetic.add(other, self)
+        return arithmetic.add(self, other)  # the tensor first, as PyTorch records it
 
     def __sub__(self, other: Any) -> Tensor:
         return arithmetic.sub(self, other)
@@ -547,7 +547,7 @@ class Tensor:
         return arithmetic.mul(self, other)
 
     def __rmul__(self, other: Any) -> Tensor:
-        return arithmetic.mul(other, self)
+        return arithmetic.mul(self, other)  # the tensor first, as PyTorch records it
 
     def __truediv__(self, other: Any) -> Tensor:
         return arithmetic.div(self, other)
@@ -708,6 +708,46 @@ class Tensor:
 
     def __xor__(self, other: Any) -> Tensor:
         return comparison.logical_binary("bitwise_xor", self, other)
+
+    def __rand__(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_and", other, self)
+
+    def __ror__(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_or", other, self)
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_xor", other, self)
+
+    def __lshift__(self, other: Any) -> Tensor:
+        return comparison.shift("left_shift", self, other)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return comparison.shift("left_shift", other, self)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return comparison.shift("right_shift", self, other)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return comparison.shift("right_shift", other, self)
+
+    # In place, as ``t &= mask``: no gradient flows through bit operations, so nothing is recorded.
+    def __iand__(self, other: Any) -> Tensor:
+        return inplace.apply(self, "bitwise_and_",
+                             lambda t: comparison.logical_binary("bitwise_and", t, other))
+
+    def __ior__(self, other: Any) -> Tensor:
+        return inplace.apply(self, "bitwise_or_",
+                             lambda t: comparison.logical_binary("bitwise_or", t, other))
+
+    def __ixor__(self, other: Any) -> Tensor:
+        return inplace.apply(self, "bitwise_xor_",
+                             lambda t: comparison.logical_binary("bitwise_xor", t, other))
+
+    def __ilshift__(self, other: Any) -> Tensor:
+        return inplace.apply(self, "__ilshift__", lambda t: comparison.shift("left_shift", t, other))
+
+    def __irshift__(self, other: Any) -> Tensor:
+        return inplace.apply(self, "__irshift__", lambda t: comparison.shift("right_shift", t, other))
 
     def __invert__(self) -> Tensor:
         return comparison.invert(self)

@@ -6,6 +6,7 @@ differences; ``detect_anomaly`` finds the operation whose backward made a NaN;
 ``BackwardStepper`` walks through a backward pass one node at a time.
 """
 
+from minigrad.autograd import functional, profiler
 from minigrad.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from minigrad.autograd.api import backward, grad
 from minigrad.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: I001
@@ -23,4 +24,4 @@ from minigrad.autograd.variable import Variable
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "backward", "grad", "gradcheck",
            "GradcheckError", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "no_grad",
            "enable_grad", "inference_mode", "set_grad_enabled", "is_grad_enabled", "BackwardStepper",
-           "BackwardStep", "Variable"]
+           "BackwardStep", "Variable", "functional", "profiler"]

@@ -14,7 +14,11 @@ from minigrad.autograd.function import _Anomaly
 
 
 class detect_anomaly:  # noqa: N801 (PyTorch's name)
-    """Context manager (or decorator) enabling anomaly detection, as ``torch.autograd.detect_anomaly``."""
+    """Context manager (or decorator) enabling anomaly detection, as ``torch.autograd.detect_anomaly``.
+
+    Args:
+        check_nan: raise when a backward produces a NaN gradient, naming the node (False: nothing is checked).
+    """
 
     def __init__(self, check_nan: bool = True):
         self.check_nan = check_nan
@@ -36,7 +40,12 @@ class detect_anomaly:  # noqa: N801 (PyTorch's name)
 
 
 class set_detect_anomaly:  # noqa: N801
-    """``set_detect_anomaly(True)`` switches anomaly detection on (also as a context manager)."""
+    """``set_detect_anomaly(True)`` switches anomaly detection on (also as a context manager).
+
+    Args:
+        mode: True switches anomaly detection on, False off.
+        check_nan: raise when a backward produces a NaN gradient, naming the node (False: nothing is checked).
+    """
 
     def __init__(self, mode: bool, check_nan: bool = True):
         self._previous = _Anomaly.enabled

@@ -20,7 +20,7 @@ from typing import Any
 
 from minigrad import backend
 from minigrad._layout import contiguous_copy, short_run_ufuncs
-from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, checked_hook_result
+from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, _Profiling, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor
@@ -75,6 +75,14 @@ def _check_nan(node: Node, index: int, grad: Tensor) -> None:
         raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.{where}")
 
 
+def _check_no_gradient_outside(node: Node, result: tuple, positions: tuple) -> None:
+    """A forward argument that is not an input of the graph (an int, a class index) gets None."""
+    for position, grad in enumerate(result):
+        if grad is not None and position not in positions:
+            raise RuntimeError(f"function {node.name()} returned a gradient different than None at position "
+                               f"{position + 1}, but the corresponding forward input was not a Variable")
+
+
 class BackwardPass:
     """One backward pass over a graph, advanced one node at a time by :meth:`step`.
 
@@ -126,6 +134,15 @@ class BackwardPass:
 
     def step(self) -> tuple:
         """Run the next node's backward; return ``(node, output_grads, input_grads)``."""
+        profiler = _Profiling.recorder
+        if profiler is None:
+            return self._step()
+        event = profiler.begin()
+        node, grads, input_grads = self._step()
+        profiler.end(event, node.name(), grads)
+        return node, grads, input_grads
+
+    def _step(self) -> tuple:
         _, _, node = heapq.heappop(self.ready)
         grads = self.buffers.pop(node)
         if node._tensor_hooks or node._retained:
@@ -171,15 +188,19 @@ class BackwardPass:
         result = node.apply(*grads)
         if not isinstance(result, tuple):
             result = (result,)
-        expected = len(node.next_functions)
+        expected = node._num_inputs  # backward returns one gradient per forward argument
         if len(result) != expected:
             if len(result) > expected and all(g is None for g in result[expected:]):
                 result = result[:expected]
             else:
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {expected}, got {len(result)})")
+        positions = node._grad_positions
+        if len(positions) != len(result):
+            _check_no_gradient_outside(node, result, positions)
         checked = []
-        for index, grad in enumerate(result):
+        for index, position in enumerate(positions):
+            grad = result[position]
             if grad is not None and node._input_meta[index] is not None:
                 grad = self._check_gradient(node, index, grad)
             checked.append(grad)

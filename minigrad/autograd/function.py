@@ -9,6 +9,7 @@ user's own Functions build exactly the same kind of graph.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import traceback
 from typing import Any
@@ -27,6 +28,10 @@ class _Anomaly:
     enabled = False  # set by ``detect_anomaly``
 
 
+class _Profiling:
+    recorder: Any = None  # the running ``profiler.profile``'s event recorder, or None
+
+
 class Node:
     """A node of the backward graph: ``tensor.grad_fn`` is one.
 
@@ -39,6 +44,8 @@ class Node:
     _retained: dict | None = None      # output_nr -> weak reference to a tensor that retains grad
     _post_hooks: list | None = None
     _output_meta: Any = (None,)  # (shape, dtype, array type) per output, set when recorded
+    _grad_positions: tuple = ()  # which forward arguments the edges stand for (see ``_record``)
+    _num_inputs = 0
     _sequence_nr = 0
     _trace: list | None = None
     _name: str | None = None     # set where one Function stands for several of PyTorch's nodes
@@ -136,11 +143,23 @@ class FunctionCtx:
         return self._saved
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
-        """Outputs that carry no gradient (e.g. the indices of ``max``)."""
+        """Outputs that carry no gradient (e.g. the indices of ``max``): they do not require grad, and
+        ``backward`` receives zeros for them (None with ``set_materialize_grads(False)``)."""
         self._non_differentiable = {id(t) for t in tensors}
 
     def mark_dirty(self, *tensors: Tensor) -> None:
-        """Accepted for PyTorch compatibility; minigrad records in-place ops in ``Tensor`` itself."""
+        """Inputs that ``forward`` changed in place (and must return as outputs).
+
+        As in PyTorch, each such tensor's version counter goes up and the tensor itself takes
+        this node as its ``grad_fn`` (a view's base is rebased through ``CopySlices``); a leaf
+        that requires grad may not be changed in place while the graph is recorded.
+        """
+        self._dirty = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Accepted for PyTorch compatibility and kept in ``ctx.saved_for_forward``; minigrad has no
+        forward-mode AD (``jvp``), so nothing reads them (see docs/compatibility.md)."""
+        self.saved_for_forward = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         """If False, ``backward`` receives None (not zeros) for outputs that got no gradient."""
@@ -173,16 +192,35 @@ class Function:
     """
 
     _backward_cls: type = BackwardCFunction
+    node_name: str | None = None
+    """The node's name where PyTorch's differs from ``<ClassName>Backward0`` (``ConvolutionBackward0``)."""
+    graph_inputs: tuple[int, ...] | None = None
+    """Which arguments of ``forward`` are the node's inputs (its ``next_functions``), by position.
+
+    None (a user's Function, as in PyTorch): every Tensor argument. A built-in op lists the
+    inputs PyTorch's node has: a Python number in a tensor slot (``x + 1``: the edge
+    ``(None, 0)`` for 1), an optional tensor passed as None (conv2d's bias), but not a
+    non-differentiable tensor (a loss's class indices) nor options (``dim``, ``stride``).
+    """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # As PyTorch names them: MulBackward0 for a built-in op, MyFunctionBackward for a user's Function.
         suffix = "Backward0" if cls.__module__.startswith("minigrad.") else "Backward"
-        cls._backward_cls = type(cls.__name__ + suffix, (BackwardCFunction,), {"_forward_cls": cls})
+        name = cls.__dict__.get("node_name") or cls.__name__ + suffix
+        cls._backward_cls = type(name, (BackwardCFunction,), {"_forward_cls": cls})
+        # PyTorch 2's form: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)``
+        cls._uses_setup_context = cls.setup_context is not Function.setup_context
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("a Function subclass must implement forward(ctx, *args)")
+
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> None:
+        """Override to use PyTorch 2's form: ``forward(*args)`` takes no ctx, and this saves what
+        ``backward`` needs from the forward's ``inputs`` (a tuple) and ``output``."""
+        raise NotImplementedError("setup_context is not overridden: forward receives ctx itself")
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Any:
@@ -195,6 +233,8 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` without recording inside it, then record one node for the whole call."""
+        profiler = _Profiling.recorder
+        event = profiler.begin() if profiler is not None else None
         ctx = cls._backward_cls()
         # a view reads ``requires_grad``, which first catches up with in-place changes of its base
         needs_grad = tuple(isinstance(a, Tensor) and (a._requires_grad if a._base is None
@@ -204,11 +244,22 @@ class Function:
         grad_enabled = _GradMode.enabled
         _GradMode.enabled = False
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls._uses_setup_context:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             _GradMode.enabled = grad_enabled
-        if grad_enabled and True in needs_grad:
+        recording = grad_enabled and True in needs_grad
+        if "_dirty" in ctx.__dict__:
+            _check_dirty(ctx, args, outputs, recording)
+        if recording:
             outputs = _record(ctx, args, needs_grad, outputs)
+        if "_dirty" in ctx.__dict__:
+            _bump_dirty_versions(ctx)
+        if event is not None:
+            profiler.end(event, profiler.forward_name(ctx.name()), args)
         return outputs
 
 
@@ -232,13 +283,20 @@ _NO_EDGE = (None, 0)
 def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any) -> Any:
     """Link ``ctx`` into the graph: edges to the inputs' nodes, ``grad_fn`` on the outputs.
 
-    ``_input_meta`` and ``_output_meta`` keep (shape, NumPy dtype, array type) of each
-    input and output, so the engine can check gradients and make zeros without the tensors.
+    The node's inputs are the forward arguments at ``graph_inputs`` (every Tensor argument
+    by default); ``_grad_positions`` remembers which, so the engine can pick their gradients
+    out of what ``backward`` returns (one per forward argument). ``_input_meta`` and
+    ``_output_meta`` keep (shape, NumPy dtype, array type) of each input and output, so the
+    engine can check gradients and make zeros without the tensors.
     """
+    positions = ctx._forward_cls.graph_inputs
+    if positions is None:
+        positions = tuple(index for index, arg in enumerate(args) if isinstance(arg, Tensor))
     edges = []
     input_meta = []
-    for arg, needed in zip(args, needs_grad):
-        if needed:
+    for position in positions:
+        if position < len(args) and needs_grad[position]:
+            arg = args[position]
             node = arg._grad_fn
             edges.append((node, arg._output_nr) if node is not None else arg._gradient_edge())
             array = arg._array
@@ -248,12 +306,19 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
             input_meta.append(None)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = tuple(input_meta)
+    ctx._grad_positions = positions
+    ctx._num_inputs = len(args)
     ctx._sequence_nr = next(_sequence)
     if _Anomaly.enabled:
         ctx._trace = traceback.extract_stack()[:-3]
 
+    dirty = ctx.__dict__.get("_dirty", ())
     if type(outputs) is Tensor:  # the common case: one output
         if any(outputs is a for a in args):
+            if dirty:
+                outputs = _record_dirty(ctx, outputs, 0)
+                _unlink_saved_outputs(ctx)
+                return outputs
             outputs = outputs._alias()
         if outputs._array.dtype.kind == "f" and "_non_differentiable" not in ctx.__dict__:
             outputs._grad_fn = ctx
@@ -268,6 +333,11 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     for index, out in enumerate(output_list):
         if not isinstance(out, Tensor):
             output_meta.append(None)
+            continue
+        if any(out is t for t in dirty):
+            output_list[index] = _record_dirty(ctx, out, index)
+            array = out._array
+            output_meta.append((array.shape, array.dtype, type(array)))
             continue
         for a in args:
             if out is a:  # forward returned an input: give the output its own identity
@@ -285,6 +355,53 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     return tuple(output_list) if is_tuple else output_list[0]
 
 
+def _check_dirty(ctx: BackwardCFunction, args: tuple, outputs: Any, recording: bool) -> None:
+    """``mark_dirty``'s rules, as PyTorch's: dirty tensors are outputs, and no leaf that requires grad."""
+    returned = outputs if isinstance(outputs, tuple) else (outputs,)
+    for t in ctx._dirty:
+        if not any(t is out for out in returned):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned "
+                               "as output. The inputs that are modified inplace must all be outputs of the "
+                               "Function.")
+        if not recording:
+            continue
+        if t._base is None and t._grad_fn is None and t._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        base = t._view.base if t._view is not None else None
+        if base is not None and base._grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad has been used in an in-place "
+                               "operation.")
+
+
+def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> Tensor:
+    """A tensor changed in place by ``ctx``'s forward takes ``ctx`` as its history (its base too)."""
+    if tensor._base is not None and tensor._view is not None:
+        from minigrad.ops import inplace  # noqa: PLC0415 (ops build on this module)
+
+        new_value = tensor._alias()
+        new_value._grad_fn, new_value._output_nr, new_value._requires_grad = ctx, output_nr, True
+        view = tensor._view
+        new_base = inplace.CopySlices.apply(view.base, new_value, view.fn)
+        view.base._grad_fn, view.base._output_nr = new_base._grad_fn, 0
+        view.base._requires_grad = new_base._requires_grad
+        tensor._bump_version(ctx.name())
+        inplace._view_again(tensor, view)
+        ctx._dirty_bumped = True
+        return tensor
+    tensor._grad_fn, tensor._output_nr, tensor._requires_grad = ctx, output_nr, True
+    return tensor
+
+
+def _bump_dirty_versions(ctx: BackwardCFunction) -> None:
+    """Each dirty tensor's storage changed: its version goes up, and what forward saved of it is the
+    new value (the saved versions follow)."""
+    if not ctx.__dict__.get("_dirty_bumped"):
+        for t in ctx._dirty:
+            t._bump_version(ctx.name())
+    if ctx._saved:
+        ctx._saved_versions = tuple(None if t is None else t._version for t in ctx._saved)
+
+
 def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:
     """A saved output would hold its own grad_fn (a reference cycle): keep a detached alias."""
     if ctx._saved:
@@ -292,5 +409,47 @@ def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:
 
 
 def once_differentiable(backward: Any) -> Any:
-    """Accepted for PyTorch compatibility: minigrad's backward never builds a graph."""
-    return backward
+    """Decorate a Function's ``backward`` that cannot itself be differentiated (PyTorch's decorator).
+
+    The backward runs with grad mode off. Where a graph of the backward would be recorded
+    (grad mode on, a gradient that requires grad), its results get a node that raises PyTorch's
+    error when differentiated: a second backward through this Function is refused.
+    """
+
+    @functools.wraps(backward)
+    def wrapper(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        grad_enabled = _GradMode.enabled
+        _GradMode.enabled = False
+        try:
+            results = backward(ctx, *grad_outputs)
+        finally:
+            _GradMode.enabled = grad_enabled
+        if not grad_enabled or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
+            return results
+        if not isinstance(results, tuple):
+            return _refusing(results)
+        return tuple(_refusing(r) for r in results)
+
+    return wrapper
+
+
+def _refusing(result: Any) -> Any:
+    """``result`` made to require grad through a node that refuses to be differentiated (as PyTorch)."""
+    if not isinstance(result, Tensor) or result._array.dtype.kind != "f":
+        return result
+    return _DelayedError.apply(result.detach().requires_grad_())
+
+
+class _DelayedError(Function):
+    """y = a, with a backward that refuses: the gradient of a ``@once_differentiable`` backward."""
+
+    node_name = "DelayedError"  # PyTorch's
+
+    @staticmethod
+    def forward(ctx, a):
+        return Tensor(a._array)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")

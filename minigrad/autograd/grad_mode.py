@@ -83,7 +83,11 @@ class enable_grad(_GradModeContext):  # noqa: N801
 
 
 class set_grad_enabled(_GradModeContext):  # noqa: N801
-    """``set_grad_enabled(False)`` works as a call, a context manager or a decorator."""
+    """``set_grad_enabled(False)`` works as a call, a context manager or a decorator.
+
+    Args:
+        mode: False stops recording operations (as ``no_grad``), True records them.
+    """
 
     def __init__(self, mode: bool):
         self.mode = bool_argument(mode, "set_grad_enabled", "mode", position=1)
@@ -105,6 +109,9 @@ class inference_mode(_GradModeContext):  # noqa: N801
     """``no_grad`` for inference code (minigrad has no separate inference tensors).
 
     As in PyTorch, ``inference_mode(False)`` records operations again, as ``enable_grad`` does.
+
+    Args:
+        mode: True (the default) stops recording operations; False records them again.
     """
 
     def __init__(self, mode: bool = True):

@@ -4,10 +4,10 @@
     step = stepper.step()          # runs the first node (the loss's grad_fn)
     step.name, step.grad_output    # 'MeanBackward0', the δ it received
     step.grad_inputs               # what it sent to each of its inputs
-    stepper.run_until("Conv2d")    # stop *before* the next conv node runs
+    stepper.run_until("Convolution")    # stop *before* the next conv node runs
     stepper.set_gradient(stepper.pending_gradient() * 0)   # change the δ it is about to receive
     stepper.run()                  # the rest; the leaves' .grad now hold the result
-    print(stepper)                 # one line per step: name, shapes, gradient norms
+    print(stepper)                 # one line per step: name, shapes, signed δ (sums shown)
 
 Each node's backward runs when the stepper reaches it (on top of the engine's
 :class:`~minigrad.autograd.engine.BackwardPass`), so a gradient changed between two
@@ -35,6 +35,21 @@ def _shape_text(shape: tuple | None) -> str:
     return "-" if shape is None else "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+SMALL = 8
+"""Tensors with at most this many elements are shown value by value; larger ones as a summary."""
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _nested(values: Any) -> str:
+    """A NumPy array of any rank as nested brackets of signed numbers: ``[[1, -2], [3, 4]]``."""
+    if values.ndim == 0:
+        return _number(float(values))
+    return "[" + ", ".join(_nested(row) for row in values) + "]"
+
+
 def _norm(grad: Tensor | None) -> float | None:
     """‖grad‖₂ as a Python float (None for a missing gradient)."""
     if grad is None:
@@ -44,19 +59,54 @@ def _norm(grad: Tensor | None) -> float | None:
     return float(xp.sqrt((array.astype(xp.float64) ** 2).sum()).item())
 
 
-def _norm_text(grad: Tensor | None) -> str:
-    norm = _norm(grad)
-    return "-" if norm is None else f"{norm:.4g}"
+def value_text(grad: Tensor | None) -> str:
+    """A gradient as text: its signed values when it has at most :data:`SMALL` elements
+    (``-1.573``, ``[0.5, -2]``), else its shape, norm and range
+    (``[64, 10] ‖·‖=2.31 min=-0.5 max=0.7``); ``-`` for a missing gradient."""
+    if grad is None:
+        return "-"
+    array = grad.array
+    if array.size <= SMALL:
+        return _nested(backend.to_host(array).astype("float64"))
+    xp = backend.get_array_module(array)
+    low, high = (float(v.item()) for v in (xp.min(array), xp.max(array)))  # one sync each, for display
+    return (f"{_shape_text(tuple(array.shape))} ‖·‖={_number(_norm(grad))} "
+            f"min={_number(low)} max={_number(high)}")
+
+
+SET_BY_HAND = "set_gradient"
+"""The source named for a δ that :meth:`BackwardStepper.set_gradient` put in place."""
+
+
+def sum_text(parts: list, total: Tensor | None) -> str:
+    """``total`` as text, preceded by the parts it is the sum of when there are several
+    (``-0.5 from MulBackward0 + -0.2864 from AddBackward0 = -0.7864``) or when one was
+    replaced by :meth:`BackwardStepper.set_gradient`."""
+    if len(parts) < 2 and not any(source == SET_BY_HAND for source, _ in parts):
+        return value_text(total)
+    terms = " + ".join(f"{value_text(grad)} from {source}" for source, grad in parts)
+    return f"{terms} = {value_text(total)}"
 
 
 @dataclass(eq=False)
 class BackwardStep:
-    """What one node did in the backward pass.
+    """What one node did in the backward pass (made by :meth:`BackwardStepper.step`).
 
-    ``grad_outputs[k]`` is the gradient δ that arrived at the node's k-th output (the sum
-    over all its consumers); ``grad_inputs[i]`` is what its backward sent to its i-th input
-    (None where that input needs no gradient). For a leaf (an ``AccumulateGrad`` node),
-    ``variable`` is the leaf tensor and ``grad`` a copy of its ``.grad`` after this step.
+    Attributes:
+        index: the step's number, from 0.
+        node: the autograd node that ran.
+        name: its name, PyTorch's (``MulBackward0``).
+        input_shapes: the shape of each of the node's inputs (None where an input is not a
+            float tensor).
+        output_shapes: the shape of each of its outputs.
+        grad_outputs: the δ that arrived at each output: the sum over all its consumers.
+        grad_inputs: what its backward sent to each input (None where an input needs no
+            gradient).
+        variable: for a leaf (an ``AccumulateGrad`` node), the leaf tensor; else None.
+        variable_name: the leaf's name from ``params``, if any.
+        grad: for a leaf, a copy of its ``.grad`` after this step.
+        arrivals: for each output, the terms of its δ as ``(source, gradient)`` pairs, the
+            source being the consumer's label (``'set_gradient'`` for a δ replaced by hand).
     """
 
     index: int
@@ -69,6 +119,7 @@ class BackwardStep:
     variable: Tensor | None = None
     variable_name: str | None = None
     grad: Tensor | None = None
+    arrivals: tuple = ()
 
     @property
     def grad_output(self) -> Tensor | None:
@@ -88,31 +139,35 @@ class BackwardStep:
         """The node's name, with the parameter's name for a leaf: ``AccumulateGrad (fc1.weight)``."""
         return f"{self.name} ({self.variable_name})" if self.variable_name else self.name
 
+    def received_text(self) -> str:
+        """The δ of each output, as the sum of its arrivals when there were several."""
+        arrivals = self.arrivals or tuple(() for _ in self.grad_outputs)
+        return "; ".join(sum_text(list(parts), grad) for parts, grad in zip(arrivals, self.grad_outputs))
+
     def summary(self) -> tuple:
-        """The table row: number, label, output shape(s), ‖δ‖, and what went where."""
+        """The table row: number, label, output shape(s), δ received, and what went where."""
         outputs = " ".join(_shape_text(s) for s in self.output_shapes)
-        deltas = " ".join(_norm_text(g) for g in self.grad_outputs)
         if self.is_leaf:
-            sent = f".grad ‖{_norm_text(self.grad)}‖"
+            sent = f".grad = {value_text(self.grad)}"
         else:
-            sent = "  ".join(f"{_shape_text(shape)}:{_norm_text(grad)}"
+            sent = "  ".join(f"{_shape_text(shape)}:{value_text(grad)}"
                              for shape, grad in zip(self.input_shapes, self.grad_inputs) if shape is not None)
-        return str(self.index), self.label, outputs, deltas, sent
+        return str(self.index), self.label, outputs, self.received_text(), sent
 
     def __repr__(self) -> str:
         lines = [f"step {self.index}: {self.label}",
                  f"  δ in   {' '.join(_shape_text(s) for s in self.output_shapes)}   "
-                 f"‖δ‖ = {' '.join(_norm_text(g) for g in self.grad_outputs)}"]
+                 f"δ = {self.received_text()}"]
         if self.is_leaf:
             shape = _shape_text(tuple(self.variable.shape))
-            lines.append(f"  leaf   {shape}   ‖.grad‖ = {_norm_text(self.grad)}")
+            lines.append(f"  leaf   {shape}   .grad = {value_text(self.grad)}")
         for i, (shape, grad) in enumerate(zip(self.input_shapes, self.grad_inputs)):
             if shape is not None:
-                lines.append(f"  → input {i}  {_shape_text(shape)}   ‖grad‖ = {_norm_text(grad)}")
+                lines.append(f"  → input {i}  {_shape_text(shape)}   grad = {value_text(grad)}")
         return "\n".join(lines)
 
 
-_HEADER = ("#", "node", "output", "‖δ‖", "sent to inputs  [shape]:‖grad‖")
+_HEADER = ("#", "node", "output", "δ received", "sent to inputs  [shape]:grad")
 
 
 def format_table(rows: list) -> str:
@@ -146,9 +201,13 @@ def edge_metadata(root: Tensor) -> dict:
 class BackwardStepper:
     """A backward pass from ``output`` that advances one node per :meth:`step`.
 
-    ``gradient`` is δ of ``output`` (default: 1 for a one-element output), as in
-    ``output.backward(gradient, retain_graph)``. ``params`` (e.g.
-    ``dict(model.named_parameters())``) names the leaves in records and tables.
+    Args:
+        output: the tensor to differentiate (the loss), as in ``output.backward()``.
+        gradient: δ of ``output``; by default 1 for a one-element output (required otherwise).
+        retain_graph: keep the saved tensors after each node ran, so that the graph can be
+            differentiated (or drawn with its saved tensors) again.
+        params: names for the leaves in records, tables and pictures, e.g.
+            ``dict(model.named_parameters())``.
     """
 
     def __init__(self, output: Tensor, gradient: Tensor | None = None, retain_graph: bool = False,
@@ -159,6 +218,9 @@ class BackwardStepper:
         self._pass = BackwardPass([output._gradient_edge()], root_grads, retain_graph)
         self._ran: set = set()
         self.steps: list[BackwardStep] = []
+        # (node, output_nr) -> [(source label, gradient)]: the terms of the δ being summed there
+        self._arrivals: dict = {edge: [("backward", grad)]
+                                for edge, grad in zip([output._gradient_edge()], root_grads)}
 
     # --- where we are ---------------------------------------------------------------------
 
@@ -233,6 +295,7 @@ class BackwardStepper:
         if slots is None:
             slots = self._pass.buffers[node] = [None] * len(node._output_meta)
         slots[output_nr] = Tensor(array)
+        self._arrivals[(node, output_nr)] = [(SET_BY_HAND, slots[output_nr])]
 
     # --- moving -----------------------------------------------------------------------------
 
@@ -247,12 +310,17 @@ class BackwardStepper:
                               input_shapes=tuple(None if m is None else tuple(m[0])
                                                  for m in getattr(node, "_input_meta", ())),
                               output_shapes=self.output_shapes(node), grad_outputs=tuple(grad_outputs),
-                              grad_inputs=tuple(grad_inputs))
+                              grad_inputs=tuple(grad_inputs),
+                              arrivals=tuple(tuple(self._arrivals.pop((node, k), ()))
+                                             for k in range(len(grad_outputs))))
         if isinstance(node, AccumulateGrad):
             leaf = node.variable
             record.variable = leaf
             record.variable_name = self._names.get(id(leaf))
             record.grad = None if leaf.grad is None else Tensor(leaf.grad.array.copy())
+        for edge, grad in zip(node.next_functions, grad_inputs):
+            if edge[0] is not None and grad is not None:
+                self._arrivals.setdefault(edge, []).append((record.label, grad))
         self.steps.append(record)
         return record
 
@@ -265,7 +333,7 @@ class BackwardStepper:
         return list(self)
 
     def _matcher(self, kind: Any) -> Callable[[Node], bool]:
-        """A node test from a name prefix ('Conv2d', 'AccumulateGrad') of the node's PyTorch name or of
+        """A node test from a name prefix ('Convolution', 'AccumulateGrad') of the node's PyTorch name or of
         its minigrad class (``max(dim)``'s node is 'MaxBackward0' of class 'MaxDimBackward0'), a
         parameter's name, a Node, a Function class, or a predicate."""
         if isinstance(kind, str):
@@ -274,8 +342,10 @@ class BackwardStepper:
         if isinstance(kind, Node):
             return lambda node: node is kind
         if isinstance(kind, type):
-            backward_cls = getattr(kind, "_backward_cls", kind)
-            return lambda node: isinstance(node, backward_cls)
+            if issubclass(kind, Node):
+                return lambda node: isinstance(node, kind)
+            # a Function class matches its subclasses' nodes too (MatMul: MmBackward0, BmmBackward0, ...)
+            return lambda node: issubclass(getattr(node, "_forward_cls", type(None)), kind)
         if callable(kind):
             return kind
         raise TypeError(f"expected a name, a Node, a Function class or a predicate, "
@@ -291,8 +361,8 @@ class BackwardStepper:
         """Run nodes up to, *not* including, the next one matching ``kind``; return that node.
 
         It is then :attr:`next_node`: read or change its δ with :meth:`pending_gradient`
-        / :meth:`set_gradient` before it runs. ``kind`` is a name prefix (``"Conv2d"``
-        matches ``Conv2dFunctionBackward0``), a parameter's name, a Node, a Function
+        / :meth:`set_gradient` before it runs. ``kind`` is a name prefix (``"Convolution"``
+        matches ``ConvolutionBackward0``), a parameter's name, a Node, a Function
         class or a predicate ``node -> bool``.
         """
         matches = self._matcher(kind)
@@ -314,7 +384,11 @@ class BackwardStepper:
     # --- showing ------------------------------------------------------------------------------
 
     def table(self) -> str:
-        """One line per step taken: number, node, output shape, ‖δ‖, and the gradients sent on."""
+        """One line per step taken: number, node, output shape, the δ it received (as the sum of
+        its parts when several consumers sent one), and the gradients it sent on.
+
+        Gradients with at most :data:`SMALL` elements are written out with their signs;
+        larger ones as shape, norm and range."""
         text = format_table([step.summary() for step in self.steps])
         if not self.done:
             text += f"\n(next: {self.next_node.name()})"

@@ -30,6 +30,26 @@ class DataLoader:
     it follows ``minigrad.manual_seed``. ``batch_size=None`` yields single samples.
     ``len(loader)`` is the number of batches: ``ceil(N / batch_size)``, or
     ``N // batch_size`` with ``drop_last``.
+
+    Args:
+        dataset: what to load: anything with ``__getitem__`` and ``__len__`` (or an iterable).
+        batch_size: samples per batch; None yields single samples.
+        shuffle: a fresh random order on every pass.
+        sampler: the order of the indices instead (an iterable of indices); excludes ``shuffle``.
+        batch_sampler: yields whole lists of indices; excludes ``batch_size``, ``shuffle``, ``sampler`` and
+            ``drop_last``.
+        num_workers: accepted and checked for compatibility; everything runs in the main process.
+        collate_fn: turns a list of samples into a batch (default: stack them into tensors).
+        pin_memory: accepted for compatibility; no effect.
+        drop_last: drop a last batch smaller than ``batch_size``.
+        timeout: accepted and checked for compatibility (non-negative).
+        worker_init_fn: accepted for compatibility (there are no workers).
+        multiprocessing_context: accepted for compatibility (there are no workers).
+        generator: a ``minigrad.Generator`` that makes the shuffling reproducible.
+        prefetch_factor: accepted and checked for compatibility (only with workers).
+        persistent_workers: accepted for compatibility (there are no workers).
+        pin_memory_device: accepted for compatibility; no effect.
+        in_order: accepted for compatibility: batches always come in order.
     """
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool = False,

@@ -38,6 +38,11 @@ class SampleBatch(Sequence):
 
     ``batch[i]`` is ``get_sample(indices[i])``, so it reads as a list of samples;
     ``batch.collate()`` is ``collate(indices)``, the collated batch built in one step.
+
+    Args:
+        indices: the samples' indices in the dataset.
+        get_sample: index -> one sample.
+        collate: indices -> the collated batch, built in one step.
     """
 
     def __init__(self, indices: numpy.ndarray, get_sample: Callable[[int], Any],
@@ -110,7 +115,12 @@ class TensorDataset(Dataset):
 
 
 class Subset(Dataset):
-    """The samples of ``dataset`` at ``indices``: ``subset[i] = dataset[indices[i]]``."""
+    """The samples of ``dataset`` at ``indices``: ``subset[i] = dataset[indices[i]]``.
+
+    Args:
+        dataset: the dataset to take samples from.
+        indices: which samples, in order.
+    """
 
     def __init__(self, dataset: Any, indices: Sequence[int]):
         self.dataset = dataset
@@ -137,6 +147,9 @@ class ConcatDataset(Dataset):
 
     ``cumulative_sizes[k]`` is the number of samples in datasets ``0..k``, so dataset ``k`` holds
     the indices ``cumulative_sizes[k-1] <= i < cumulative_sizes[k]``.
+
+    Args:
+        datasets: the datasets, in order.
     """
 
     def __init__(self, datasets: Iterable[Any]):

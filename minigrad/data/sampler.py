@@ -18,7 +18,11 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    """Indices ``0, 1, ..., len(data_source) - 1`` in order."""
+    """Indices ``0, 1, ..., len(data_source) - 1`` in order.
+
+    Args:
+        data_source: the dataset (only its length is used).
+    """
 
     def __init__(self, data_source: Any):
         self.data_source = data_source
@@ -35,6 +39,12 @@ class RandomSampler(Sampler):
 
     The numbers come from ``generator`` (a ``minigrad.Generator``), else from the global
     generator that ``minigrad.manual_seed`` seeds.
+
+    Args:
+        data_source: the dataset (only its length is used).
+        replacement: draw with replacement instead of permuting.
+        num_samples: how many indices per pass (default: the dataset's length).
+        generator: a ``minigrad.Generator`` for the random numbers (default: the global one).
     """
 
     def __init__(self, data_source: Any, replacement: bool = False, num_samples: int | None = None,
@@ -71,7 +81,12 @@ class RandomSampler(Sampler):
 
 
 class SubsetRandomSampler(Sampler):
-    """The given ``indices``, in a fresh random order on every pass."""
+    """The given ``indices``, in a fresh random order on every pass.
+
+    Args:
+        indices: the indices to shuffle.
+        generator: a ``minigrad.Generator`` for the random numbers (default: the global one).
+    """
 
     def __init__(self, indices: Sequence[int], generator: Any = None):
         self.indices = indices
@@ -88,7 +103,13 @@ class SubsetRandomSampler(Sampler):
 
 class BatchSampler(Sampler):
     """Groups the indices of ``sampler`` into lists of ``batch_size``; the last may be shorter
-    unless ``drop_last``."""
+    unless ``drop_last``.
+
+    Args:
+        sampler: yields the indices to group.
+        batch_size: indices per list.
+        drop_last: drop a last list shorter than ``batch_size``.
+    """
 
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:

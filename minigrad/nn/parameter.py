@@ -13,6 +13,10 @@ class Parameter(Tensor):
 
     ``Parameter(t)`` shares ``t``'s array (no copy). Assigning one to a Module attribute
     (``self.w = Parameter(...)``) registers it; a plain Tensor attribute is not registered.
+
+    Args:
+        data: the initial values (a tensor; None gives an empty one).
+        requires_grad: whether autograd tracks it (True: it is trained).
     """
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True):

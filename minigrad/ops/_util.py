@@ -48,11 +48,27 @@ def first_tensor(*values: Any) -> Tensor:
 
 
 def array_of(value: Any, dtype: _dtypes.dtype) -> Any:
-    """The raw array of a Tensor operand cast to ``dtype``, or a Python number as it is."""
+    """The raw array of a Tensor operand cast to ``dtype``, or a Python number as it is.
+
+    A Python int meeting an integer dtype takes that dtype, wrapping around as PyTorch's do
+    (``uint8 + (-2)`` adds 254; ``uint8 < -1`` compares with 255)."""
     if isinstance(value, Tensor):
         array = value._array
         return array if array.dtype == dtype.numpy else array.astype(dtype.numpy)
+    if type(value) is int and dtype.numpy.kind in "iu":
+        return wrap_integer(value, dtype.numpy)
     return value
+
+
+def wrap_integer(value: int, dtype: Any) -> int:
+    """The Python int ``value`` brought into the range of the integer NumPy ``dtype`` modulo 2^bits (two's
+    complement), so that the array library keeps ``dtype``; beyond 64 bits it is PyTorch's OverflowError.
+    (A Python int, not a NumPy scalar: ``-2 + t`` must reach the device array's own operator.)"""
+    if not -2**63 <= value < 2**64:
+        raise OverflowError(f"int too big to convert: {value} does not fit in 64 bits")
+    info = numpy.iinfo(dtype)
+    span = int(info.max) - int(info.min) + 1
+    return (value - int(info.min)) % span + int(info.min)
 
 
 def reduction_axes(dim: Any, ndim: int) -> tuple | None:
@@ -78,6 +94,22 @@ def wrap(array: Any) -> Tensor:
 
 def xp_of(tensor: Tensor) -> Any:
     return backend.get_array_module(tensor._array)
+
+
+def grad_where(mask: Any, grad: Any) -> Any:
+    """``grad`` where ``mask`` is true, else exactly 0: a backward that routes a gradient by a mask
+    selects, never multiplies, so a nan or inf arriving where the mask is false gives 0 (NaN·0 = NaN),
+    as in PyTorch."""
+    return backend.get_array_module(grad).where(mask, grad, grad.dtype.type(0))
+
+
+def sign_array(xp: Any, x: Any) -> Any:
+    """-1, 0 or 1 as x is negative, zero or positive, and 0 for nan: PyTorch's ``sign``/``sgn``, which
+    |x|'s and l1_loss's backwards multiply by (the array library's sign gives nan for nan)."""
+    out = xp.sign(x)
+    if x.dtype.kind == "f":
+        out = xp.where(xp.isnan(x), x.dtype.type(0), out)
+    return out
 
 
 class ViewInfo:
@@ -156,6 +188,14 @@ def apply_broadcasting(function: Any, *args: Any) -> Any:
     except ValueError:
         check_broadcast(*args)
         raise
+
+
+def named_node(out: Any, name: str) -> Any:
+    """``out`` with its node renamed ``name``: PyTorch's name where one Function serves several of its
+    overloads (``sum(x)`` is ``SumBackward0``, ``sum(x, dim)`` is ``SumBackward1``)."""
+    if out._grad_fn is not None:
+        out._grad_fn._name = name
+    return out
 
 
 def product(sizes: tuple) -> int:

@@ -85,6 +85,8 @@ def _check_alpha(alpha: Any, a: Any, b: Any) -> None:
 class Add(Function):
     """z = a + alpha * b;   dz/da = 1,  dz/db = alpha."""
 
+    graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = _promoted(ctx, a, b)
@@ -106,6 +108,8 @@ def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 class Sub(Function):
     """z = a - alpha * b;   dz/da = 1,  dz/db = -alpha."""
 
+    graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         x, y = _promoted(ctx, a, b)
@@ -125,13 +129,26 @@ class Sub(Function):
         return grad, wrap(grad.array * -ctx.alpha), None
 
 
+class Rsub(Sub):
+    """z = a - alpha * b for a number a (``1 - t``), PyTorch's ``rsub``: the tensor is the only input."""
+
+    node_name = "RsubBackward1"
+    graph_inputs = (1,)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, wrap(grad.array * -ctx.alpha), None
+
+
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
     a, b = _binary_operands(a, b)
-    return apply_broadcasting(Sub, a, b, alpha)
+    return apply_broadcasting(Sub if isinstance(a, Tensor) else Rsub, a, b, alpha)
 
 
 class Mul(Function):
     """z = a * b;   dz/da = b,  dz/db = a."""
+
+    graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
 
     @staticmethod
     def forward(ctx, a, b):
@@ -155,6 +172,8 @@ def mul(a: Any, b: Any) -> Tensor:
 class Div(Function):
     """z = a / b (true division);   dz/da = 1/b,  dz/db = -a/b² = -z/b."""
 
+    graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
+
     @staticmethod
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b, floating=True)
@@ -167,7 +186,8 @@ class Div(Function):
         a_value, b_value = _saved_operands(ctx)
         with ieee_results():
             grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
-            grad_b = wrap(-grad.array * a_value / (b_value * b_value)) if ctx.needs_input_grad[1] else None
+            # -(a / b) / b, as PyTorch: b² underflows to 0 for a tiny b, where a / b / b need not
+            grad_b = wrap(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -197,6 +217,10 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if _is_bool(a) and _is_bool(b):  # PyTorch has a bool power only for a bool number as the exponent
+            if type(b) is not bool:
+                raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+            return wrap(a.array.copy() if b else xp_of(a).ones_like(a.array))
         x, y = _promoted(ctx, a, b)
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -206,6 +230,8 @@ class Pow(Function):
         except ValueError:  # NumPy refuses an integer array of exponents with negatives; PyTorch does not
             out = wrap(_integer_power(xp_of(first_tensor(a, b)), x, y))
         _save_operands(ctx, a, b)
+        if isinstance(b, Tensor):  # PyTorch's overloads: tensor ** number, tensor ** tensor, number ** tensor
+            ctx._name = "PowBackward1" if isinstance(a, Tensor) else "PowBackward2"
         ctx.output = out.array  # y itself, for dy/db = y · ln(a)
         return out
 

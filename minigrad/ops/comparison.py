@@ -65,9 +65,31 @@ def logical_binary(name: str, a: Any, b: Any) -> Tensor:
     return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
 
 
+def shift(name: str, a: Any, b: Any) -> Tensor:
+    """``a << b`` (``name`` 'left_shift') or ``a >> b`` ('right_shift') on integer tensors, as PyTorch's:
+    a count below 0 or of the type's width or more shifts everything out (0, or -1 for a negative
+    ``a`` shifted right); bool and float operands have no kernel (NotImplementedError)."""
+    like = first_tensor(a, b)
+    a, b = as_operand(a, like), as_operand(b, like)
+    check_same_device((a, b), name)
+    check_broadcast(a, b)
+    dtype = _dtypes.result_type(a, b)
+    kernel = "lshift_cpu" if name == "left_shift" else "rshift_cpu"
+    if dtype.is_floating_point or dtype is _dtypes.bool:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{TORCH_TYPE_NAMES[dtype.name]}\'')
+    xp = xp_of(like)
+    x, count = (xp.asarray(array_of(v, dtype), dtype=dtype.numpy) for v in (a, b))
+    inside = (count >= 0) & (count < x.dtype.itemsize * 8)
+    shifted = getattr(xp, name)(x, xp.where(inside, count, 0).astype(x.dtype))
+    zero = x.dtype.type(0)
+    signed_right = name == "right_shift" and x.dtype.kind == "i"
+    shifted_out = xp.where(x < 0, x.dtype.type(-1), zero) if signed_right else zero
+    return wrap(xp.where(inside, shifted, shifted_out).astype(x.dtype, copy=False))
+
+
 def invert(a: Tensor) -> Tensor:
     if a.dtype.is_floating_point:
-        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return wrap(~a.array)
 
 

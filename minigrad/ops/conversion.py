@@ -15,6 +15,8 @@ from minigrad.tensor import Tensor
 class Cast(Function):
     """y = a as another dtype;   da = dy cast back to a's dtype."""
 
+    node_name = "ToCopyBackward0"  # PyTorch's ``to`` copies through ``_to_copy``
+
     @staticmethod
     def forward(ctx, a, dtype):
         ctx.input_dtype = a.dtype

@@ -15,7 +15,7 @@ from typing import Any
 from minigrad import backend
 from minigrad.autograd.function import Function
 from minigrad.ops import inplace
-from minigrad.ops._util import ieee_results, wrap
+from minigrad.ops._util import grad_where, ieee_results, wrap
 from minigrad.random import Generator, default_generator
 from minigrad.tensor import Tensor
 
@@ -29,10 +29,13 @@ def dropout_mask(shape: tuple, p: float, dtype: Any, device: backend.Device,
 
 
 class Dropout(Function):
-    """y = x ⊙ m / (1 − p);   dx = dy ⊙ m / (1 − p)   (the same mask).
+    """y = x ⊙ m / (1 − p);   dx = dy ⊙ m / (1 − p) where m = 1, exactly 0 where m = 0 (the same mask).
 
     ``per_channel``: one Bernoulli draw per (n, c), broadcast over the pixels (``dropout2d``).
     """
+
+    node_name = "MulBackward0"  # PyTorch multiplies by a scaled mask: (input, mask)
+    graph_inputs = (0, 1)  # the mask (here p stands for it) is the edge (None, 0)
 
     @staticmethod
     def forward(ctx, input, p, generator=None, per_channel=False):
@@ -44,8 +47,10 @@ class Dropout(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # Selected, not multiplied: a dropped element gets exactly 0 even where δ is nan or inf.
+        # (PyTorch multiplies here, so it gives nan there; minigrad follows its rule that masks select.)
         with ieee_results():
-            return wrap(grad.array * ctx.mask), None, None, None
+            return wrap(grad_where(ctx.mask != 0, grad.array * ctx.mask)), None, None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,

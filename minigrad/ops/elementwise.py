@@ -19,8 +19,10 @@ from minigrad.ops._util import (
     array_of,
     as_operand,
     first_tensor,
+    grad_where,
     ieee_results,
     not_implemented_for,
+    sign_array,
     wrap,
     xp_of,
 )
@@ -148,20 +150,21 @@ class Sigmoid(Function):
 
 
 class Relu(Function):  # PyTorch names its node ReluBackward0
-    """y = max(a, 0);   dy/da = 1 where a > 0, else 0."""
+    """y = max(a, 0);   dy/da = 1 where a > 0 (also where a is nan), else 0."""
 
     @staticmethod
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:  # max(True, 0) has no meaning PyTorch accepts
             raise RuntimeError("Boolean inputs not supported for relu")
-        out = wrap(xp_of(a).maximum(a.array, 0).astype(a.array.dtype, copy=False))
+        x = a.array
+        out = wrap(xp_of(a).where(x < 0, x.dtype.type(0), x))  # keeps -0.0 and nan, as PyTorch's
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return wrap(grad.array * (out.array > 0))
+        return wrap(grad_where(~(out.array <= 0), grad.array))  # PyTorch's threshold_backward: nan passes
 
 
 class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
@@ -205,11 +208,14 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array * xp_of(a).sign(a.array))
+        with ieee_results():  # PyTorch multiplies here: an inf or nan arriving at a = 0 stays nan
+            return wrap(grad.array * sign_array(xp_of(a), a.array))
 
 
 class Clamp(Function):
-    """y = min(max(a, low), high);   dy/da = 1 where low ≤ a ≤ high, else 0."""
+    """y = min(max(a, low), high);   dy/da = 1 where low ≤ a ≤ high, else 0 (0 at a nan a)."""
+
+    node_name = "ClampBackward1"  # PyTorch's overload with number bounds
 
     @staticmethod
     def forward(ctx, a, low, high):
@@ -220,10 +226,11 @@ class Clamp(Function):
         dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
         out = array_of(a, dtype)
         xp = xp_of(a)
+        # Selected as PyTorch's min(max(a, low), high): a itself unless beyond a bound, so -0.0 and nan stay.
         if low is not None:
-            out = xp.maximum(out, low)
+            out = xp.where(out < low, low, out)
         if high is not None:
-            out = xp.minimum(out, high)
+            out = xp.where(out > high, high, out)
         return wrap(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
@@ -234,7 +241,7 @@ class Clamp(Function):
             inside = inside & (a.array >= ctx.low)
         if ctx.high is not None:
             inside = inside & (a.array <= ctx.high)
-        return wrap(grad.array * inside), None, None
+        return wrap(grad_where(inside, grad.array)), None, None
 
 
 class Maximum(Function):
@@ -266,19 +273,27 @@ def _extremum(ctx: Any, a: Tensor, b: Tensor, name: str) -> Tensor:
     x, y = array_of(a, dtype), array_of(b, dtype)
     ctx.save_for_backward(a, b)
     ctx.kind = name  # not ``ctx.name``, which is the node's ``name()``
-    return wrap(getattr(xp_of(a), name)(x, y))
+    out = getattr(xp_of(a), name)(x, y)
+    return wrap(xp_of(a).where(x == y, x, out))  # a tie gives a, as PyTorch (maximum(-0.0, 0.0) is -0.0)
 
 
 def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
     a, b = ctx.saved_tensors
     x, y = a.array, b.array
-    a_wins = (x > y) if ctx.kind == "maximum" else (x < y)
-    share_a = a_wins + 0.5 * (x == y)  # 1 where a wins, 0.5 on a tie, 0 where b wins
-    return wrap(grad.array * share_a), wrap(grad.array * (1 - share_a))
+    g = grad.array
+    xp = xp_of(grad)
+    # PyTorch's rule: each input gets all of δ, half on a tie, none where it loses; a nan loses
+    # no comparison, so both inputs get all of δ there.
+    shared = xp.where(x == y, g / 2, g)
+    a_loses = (x < y) if ctx.kind == "maximum" else (x > y)
+    b_loses = (x > y) if ctx.kind == "maximum" else (x < y)
+    return wrap(grad_where(~a_loses, shared)), wrap(grad_where(~b_loses, shared))
 
 
 class Where(Function):
     """y = a where condition else b;   dy/da = condition,  dy/db = not condition."""
+
+    graph_inputs = (1, 2)  # as PyTorch: the condition is no input of the node, a number operand is
 
     @staticmethod
     def forward(ctx, condition, a, b):
@@ -427,12 +442,7 @@ class Sign(Function):
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:
             return wrap(a.array.copy())
-        xp = xp_of(a)
-        x = a.array
-        out = xp.sign(x)
-        if a.dtype.is_floating_point:
-            out = xp.where(xp.isnan(x), x.dtype.type(0), out)
-        return wrap(out)
+        return wrap(sign_array(xp_of(a), a.array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1037,7 +1047,10 @@ class Silu(Function):
 
 
 class Elu(Function):
-    """y = x where x > 0, else α(eˣ − 1);   dy/dx = 1 where x > 0, else α eˣ (α at 0, as PyTorch)."""
+    """y = x where x > 0, else α(eˣ − 1);   dy/dx = 1 where x > 0, else α eˣ (α at 0, as PyTorch).
+
+    At a nan x the slope is nan, as in PyTorch's vectorised kernel (its scalar loop, used for short
+    tensors, gives 1 there instead)."""
 
     @staticmethod
     def forward(ctx, a, alpha):

@@ -21,6 +21,8 @@ __all__ = ["Embedding", "embedding"]
 class Embedding(Function):
     """y = W[index];   dW = the rows of dy summed per index (zero for ``padding_idx``)."""
 
+    graph_inputs = (1,)  # the indices carry no gradient: PyTorch's node has the weight only
+
     @staticmethod
     def forward(ctx, input, weight, padding_idx, scale_grad_by_freq):  # noqa: A002 (PyTorch's name)
         ctx.save_for_backward(input)

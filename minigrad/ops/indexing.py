@@ -248,9 +248,39 @@ def getitem(a: Tensor, key: Any) -> Tensor:
     name = _torch_node_name(given if isinstance(given, slice) else key, basic)
     if not basic:
         return GetItem.apply(a, key, basic, name)
+    steps = _one_index_at_a_time(key, a.ndim)
+    if len(steps) > 1:  # PyTorch's graph: a[1, 2:] is a Slice of a Select, one view node per index
+        out = a
+        for step in steps:
+            out = _basic_view(out, step, _torch_node_name(step, True))
+        return out
+    return _basic_view(a, key, name)
+
+
+def _basic_view(a: Tensor, key: tuple, name: str) -> Tensor:
     if Ellipsis not in key:
         key += (Ellipsis,)  # so that a[0, 1] is a 0-d view of a, as in PyTorch, not a NumPy scalar
-    return mark_view(GetItem.apply(a, key, basic, name), a, lambda array: array[key])
+    return mark_view(GetItem.apply(a, key, True, name), a, lambda array: array[key])
+
+
+def _one_index_at_a_time(key: tuple, ndim: int) -> list:
+    """A basic key as the one-index keys PyTorch applies in turn (full slices need none); the key
+    itself when it holds a bool (``a[True]``), which is no index of a dimension."""
+    if any(isinstance(part, bool) for part in key):
+        return [key]
+    explicit = sum(1 for part in key if part is not None and part is not Ellipsis)
+    steps, dim = [], 0  # dim: the dimension of the result so far that the next part indexes
+    for part in key:
+        if part is Ellipsis:
+            dim += ndim - explicit
+        elif part is None or (isinstance(part, slice) and part != slice(None)):
+            steps.append((slice(None),) * dim + (part,))
+            dim += 1
+        elif isinstance(part, slice):
+            dim += 1
+        else:  # an int: that dimension goes
+            steps.append((slice(None),) * dim + (part,))
+    return steps
 
 
 def iterate(a: Tensor) -> Iterator[Tensor]:

@@ -18,6 +18,7 @@ from minigrad.ops._util import (
     check_tensor_arguments,
     first_tensor,
     not_implemented_for,
+    product,
     wrap,
     xp_of,
 )
@@ -87,10 +88,50 @@ def matmul(a: Any, b: Any) -> Tensor:
         kernel = "dot" if a.ndim == b.ndim == 1 else "addmv_impl_cpu" if b.ndim == 1 else "addmm_impl_cpu_"
         raise not_implemented_for(kernel, a)
     try:
-        return MatMul.apply(a, b)
+        return _matmul_as_pytorch(a, b)
     except ValueError:  # the batch dimensions do not broadcast: say so as PyTorch does
         check_broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
         raise
+
+
+def _matmul_as_pytorch(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` through the kernel PyTorch's ``matmul`` picks, with the view nodes it records around
+    it (views: nothing is copied unless broadcasting needs it), so the graph is PyTorch's:
+
+    - 1-D/2-D operands: ``dot``, ``mv``, ``mm`` (a vector times a matrix as a one-row ``mm``);
+    - a batch times a matrix or vector: the batch folded into rows, one ``mm``/``mv``, unfolded;
+    - a batch times a batch: both expanded to the common batch, viewed as 3-D, one ``bmm``.
+
+    A matrix or vector times a batch runs as one ``bmm`` node (PyTorch transposes; see
+    docs/_graph_differences.md).
+    """
+    from minigrad.ops.shape import _reshape, expand  # noqa: PLC0415 (shape imports this module's peers)
+
+    if a.ndim <= 2 and b.ndim <= 2:
+        if b.ndim == 1:
+            return (Dot if a.ndim == 1 else Mv).apply(a, b)
+        if a.ndim == 1:
+            row = _reshape(a, (1, a.shape[0]), "UnsqueezeBackward0")
+            return _reshape(Mm.apply(row, b), (b.shape[1],), "SqueezeBackward4")
+        return Mm.apply(a, b)
+    if b.ndim <= 2:
+        rows = _reshape(a, (product(a.shape[:-1]), a.shape[-1]))
+        out = (Mv if b.ndim == 1 else Mm).apply(rows, b)
+        return _reshape(out, a.shape[:-1] + b.shape[1:], "UnsafeViewBackward0")
+    if a.ndim == 1 or a.ndim == 2:
+        return Bmm.apply(a, b)
+    batch = _broadcast(a.shape[:-2], b.shape[:-2])
+    size = product(batch)
+    a3 = _reshape(expand(a, batch + a.shape[-2:]), (size,) + a.shape[-2:])
+    b3 = _reshape(expand(b, batch + b.shape[-2:]), (size,) + b.shape[-2:])
+    return _reshape(Bmm.apply(a3, b3), batch + (a.shape[-2], b.shape[-1]), "UnsafeViewBackward0")
+
+
+def _broadcast(first: tuple, second: tuple) -> tuple:
+    check_broadcast_shapes(first, second)
+    ndim = max(len(first), len(second))
+    first, second = (1,) * (ndim - len(first)) + first, (1,) * (ndim - len(second)) + second
+    return tuple(max(n, m) if min(n, m) != 0 else 0 for n, m in zip(first, second))
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -99,6 +140,14 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(f"mm: both arguments must be 2-D matrices, got shapes {list(a.shape)} "
                            f"and {list(b.shape)}")
     return matmul(a, b)
+
+
+class Mm(MatMul):  # PyTorch's node: MmBackward0
+    """C = A B for matrices (PyTorch's kernel also for a batch or a vector times a matrix)."""
+
+
+class Mv(MatMul):  # PyTorch's node: MvBackward0
+    """c = A b, a matrix (or a batch of them) times a vector;   dA = dc bᵀ,  db = Aᵀ dc."""
 
 
 class Dot(MatMul):  # PyTorch's node: DotBackward0
@@ -167,7 +216,10 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
 
 
 class Addmm(Function):
-    """C = β·input + α·(A @ B);   dinput = β dC,  dA = α dC Bᵀ,  dB = α Aᵀ dC  (β = 0 ignores input)."""
+    """C = β·input + α·(A @ B);   dinput = β dC,  dA = α dC Bᵀ,  dB = α Aᵀ dC  (β = 0 ignores input).
+
+    ``nn.Linear`` on a batch is ``addmm(bias, x, W.t())``, as in PyTorch.
+    """
 
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
@@ -179,6 +231,9 @@ class Addmm(Function):
             product = product * alpha
         if beta == 0:  # PyTorch: input is ignored, so its nan and inf do not propagate
             return wrap(product.astype(a.array.dtype, copy=False))
+        if beta == 1 and input.dtype is a.dtype:
+            product += input.array  # a fresh array of the output's shape: add in place
+            return wrap(product)
         scaled = input.array if beta == 1 else input.array * beta
         return wrap((scaled + product).astype(a.array.dtype, copy=False))
 
@@ -187,10 +242,20 @@ class Addmm(Function):
         a, b = ctx.saved_tensors
         xp = xp_of(grad)
         g = grad.array
-        grad_input = wrap(g * ctx.beta) if ctx.needs_input_grad[0] else None
-        grad_a = wrap(xp.matmul(g, b.array.T) * ctx.alpha) if ctx.needs_input_grad[1] else None
-        grad_b = wrap(xp.matmul(a.array.T, g) * ctx.alpha) if ctx.needs_input_grad[2] else None
+        grad_input = grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_input = wrap(g if ctx.beta == 1 else g * ctx.beta)  # the engine sums it to input's shape
+        if ctx.needs_input_grad[1]:
+            grad_a = _scaled(xp.matmul(g, b.array.T), ctx.alpha)
+        if ctx.needs_input_grad[2]:
+            # (Aᵀ dC) computed as (dCᵀ A)ᵀ: when B is Wᵀ (nn.Linear), the transpose back to W's
+            # layout is then contiguous, and AccumulateGrad copies it at full speed.
+            grad_b = _scaled(xp.matmul(g.T, a.array).T, ctx.alpha)
         return grad_input, grad_a, grad_b, None, None
+
+
+def _scaled(array: Any, factor: Any) -> Tensor:
+    return wrap(array if factor == 1 else array * factor)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002

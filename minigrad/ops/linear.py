@@ -1,52 +1,40 @@
-"""The affine map of ``nn.Linear`` as one Function: y = x Wᵀ + b.
+"""``F.linear`` (the affine map of ``nn.Linear``), built as PyTorch builds it: y = x Wᵀ + b.
 
-For x of shape (*, in), W (out, in) and b (out):
+For a batch of rows x (N, in), W (out, in) and b (out), ``linear`` is one ``addmm(b, x, Wᵀ)``:
 
-    dx = dy W,     dW = dyᵀ x  (summed over every leading dimension of x),     db = Σ dy
+    dx = dy W,     dW = (xᵀ dy)ᵀ = dyᵀ x,     db = Σ dy over the rows
 
-One node instead of three (transpose, matmul, add) keeps the graph of an MLP short.
+so the graph shows PyTorch's nodes: ``AddmmBackward0`` with ``TBackward0`` (the transpose of W,
+a view) before it, or ``MmBackward0`` without a bias. Other shapes of x are flattened to rows
+and back, with PyTorch's ``ViewBackward0`` / ``UnsafeViewBackward0`` nodes (views: no copy).
 """
 
-# ruff: noqa: A001, A002  (``input`` is PyTorch's argument name)
+# ruff: noqa: A002  (``input`` is PyTorch's argument name)
 
 from __future__ import annotations
 
-from minigrad.autograd.function import Function
-from minigrad.ops._util import wrap, xp_of
+from minigrad.ops.linalg import Addmm, Mm
+from minigrad.ops.shape import _reshape, t
 from minigrad.tensor import Tensor
-
-
-class Linear(Function):
-    """y = x Wᵀ + b;   dx = dy W,  dW = dyᵀ x,  db = Σ dy over the leading dimensions."""
-
-    @staticmethod
-    def forward(ctx, input, weight, bias):
-        xp = xp_of(input)
-        out = xp.matmul(input.array, weight.array.T)
-        if bias is not None:
-            out += bias.array                           # `out` is a fresh array: add in place
-        ctx.save_for_backward(input, weight)
-        return wrap(out)
-
-    @staticmethod
-    def backward(ctx, grad):
-        input, weight = ctx.saved_tensors
-        xp = xp_of(grad)
-        g = grad.array
-        grad_input = grad_weight = grad_bias = None
-        if ctx.needs_input_grad[0]:
-            grad_input = wrap(xp.matmul(g, weight.array))
-        if ctx.needs_input_grad[1]:
-            rows_g = g.reshape(-1, g.shape[-1])                    # (M, out): all leading dims as rows
-            rows_x = input.array.reshape(-1, input.shape[-1])     # (M, in)
-            grad_weight = wrap(xp.matmul(rows_g.T, rows_x))
-        if ctx.needs_input_grad[2]:
-            grad_bias = grad                                       # the engine sums it to b's shape
-        return grad_input, grad_weight, grad_bias
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``F.linear``: y = input @ weight.T + bias, for input (*, in), weight (out, in), bias (out)."""
+    _check_linear(input, weight, bias)
+    weight_t = t(weight)
+    if input.ndim == 2:
+        return Mm.apply(input, weight_t) if bias is None else Addmm.apply(bias, input, weight_t, 1, 1)
+    out_shape = tuple(input.shape[:-1]) + (weight.shape[0],)
+    if input.ndim == 1 and bias is None:  # PyTorch: a row, a matrix product, the row squeezed out
+        rows = _reshape(input, (1, input.shape[0]), "UnsqueezeBackward0")
+        return _reshape(Mm.apply(rows, weight_t), out_shape, "SqueezeBackward4")
+    rows = _reshape(input, (-1, input.shape[-1]) if input.numel() else (0, input.shape[-1]))
+    if bias is None:
+        return _reshape(Mm.apply(rows, weight_t), out_shape, "UnsafeViewBackward0")
+    return _reshape(Addmm.apply(bias, rows, weight_t, 1, 1), out_shape, "ViewBackward0")
+
+
+def _check_linear(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     if input.ndim == 0 or weight.ndim != 2:
         raise RuntimeError(f"linear: expected an input of at least 1 dimension and a 2-D weight, but got "
                            f"input of shape {list(input.shape)} and weight of shape {list(weight.shape)}")
@@ -62,7 +50,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                                f"dtype {input.dtype.name} and {name} of dtype {other.dtype.name}")
     if bias is not None:
         _check_bias_expands(bias, input.shape, weight.shape[0])
-    return Linear.apply(input, weight, bias)
 
 
 def _check_bias_expands(bias: Tensor, input_shape: tuple, out_features: int) -> None:

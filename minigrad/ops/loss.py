@@ -30,12 +30,14 @@ from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
     check_broadcast,
     check_broadcast_shapes,
+    grad_where,
     ieee_results,
     not_implemented_for,
+    sign_array,
     wrap,
     xp_of,
 )
-from minigrad.ops.softmax import log_softmax_array
+from minigrad.ops.softmax import log_softmax, log_softmax_array
 from minigrad.tensor import Tensor
 
 REDUCTIONS = ("none", "mean", "sum")
@@ -100,7 +102,8 @@ def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Any:
 
 
 class CrossEntropy(Function):
-    """loss = −Σ_c q_c log_softmax(x)_c with q the (smoothed) one-hot target;  dx = scale · (softmax − q)."""
+    """loss = −Σ_c q_c log_softmax(x)_c with q the (smoothed) one-hot target;  dℓ = −scale · q on the rows
+    not ignored (exactly 0 on ignored rows, whatever they hold), dx = dℓ − softmax · Σ_c dℓ_c."""
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing):
@@ -110,10 +113,11 @@ class CrossEntropy(Function):
         logp = log_softmax_array(x, axis=1)
         a = _row_weights(ctx, target, weight, ignore_index, x.dtype)
         picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
-        per_row = -a * picked
+        with ieee_results():  # −inf · 0 (a class weighted 0) is nan, as PyTorch's
+            per_row = grad_where(ctx.valid, -a * picked)                # an ignored row adds 0, even nan
         if label_smoothing > 0:
             w = 1 if weight is None else weight.array.astype(x.dtype, copy=False)
-            uniform = -(logp * w).sum(axis=1) * ctx.valid                # Σ_c −w_c ℓ[i, c]
+            uniform = grad_where(ctx.valid, -(logp * w).sum(axis=1))     # Σ_c −w_c ℓ[i, c]
             per_row = (1 - label_smoothing) * per_row + (label_smoothing / classes) * uniform
         ctx.total_weight = a.sum()
         ctx.settings = (reduction, label_smoothing, input.shape)
@@ -128,15 +132,17 @@ class CrossEntropy(Function):
         reduction, smoothing, input_shape = ctx.settings
         probs = xp.exp(logp.array)
         scale = _row_scale(grad, reduction, ctx.total_weight)
-        onehot = xp.arange(probs.shape[1]) == ctx.classes[:, None]
-        pick = ctx.row_weight[:, None] * scale * (1 - smoothing)         # how much of (softmax − onehot)
-        grad_rows = pick * (probs - onehot)
+        valid = ctx.valid[:, None]
+        target = (xp.arange(probs.shape[1]) == ctx.classes[:, None]) & valid
+        grad_logp = grad_where(target, -ctx.row_weight[:, None] * scale * (1 - smoothing))
         if smoothing > 0:
             classes = probs.shape[1]
             w = xp.ones(classes, dtype=probs.dtype) if weight is None else weight.array.astype(probs.dtype)
-            spread = (smoothing / classes) * scale * ctx.valid[:, None]
-            grad_rows = grad_rows + spread * (w.sum() * probs - w)       # d(Σ_c −w_c ℓ_c)/dx = W·p − w
-        return wrap(from_rows(grad_rows, input_shape)), None, None, None, None, None
+            grad_logp = grad_logp + grad_where(valid, -(smoothing / classes) * scale * w)  # d(Σ_c −w_c ℓ_c)
+        # log_softmax's backward, as PyTorch composes it (a nan row of x stays nan even when ignored)
+        grad_rows = grad_logp - probs * grad_logp.sum(axis=1, keepdims=True)
+        return wrap(from_rows(grad_rows.astype(probs.dtype, copy=False), input_shape)), \
+            None, None, None, None, None
 
 
 class CrossEntropyProbs(Function):
@@ -176,7 +182,11 @@ class CrossEntropyProbs(Function):
 
 
 class NLL(Function):
-    """loss = −aᵢ ℓ[i, tᵢ] for log-probabilities ℓ;   dℓ = −scaleᵢ · aᵢ at column tᵢ, 0 elsewhere."""
+    """loss = −aᵢ ℓ[i, tᵢ] for log-probabilities ℓ;   dℓ = −scaleᵢ · aᵢ at column tᵢ, exactly 0 elsewhere
+    and on ignored rows (selected, so a nan or inf there gives 0, as PyTorch)."""
+
+    node_name = "NllLossBackward0"
+    graph_inputs = (0,)  # the class indices carry no gradient: PyTorch's node has one input
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
@@ -187,7 +197,9 @@ class NLL(Function):
         ctx.total_weight = a.sum()
         ctx.row_weight = a
         ctx.settings = (reduction, input.shape)
-        return wrap(_reduce(-a * picked, reduction, ctx.total_weight, _loss_shape(input, target)))
+        with ieee_results():
+            per_row = grad_where(ctx.valid, -a * picked)
+        return wrap(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -195,8 +207,8 @@ class NLL(Function):
         reduction, input_shape = ctx.settings
         scale = _row_scale(grad, reduction, ctx.total_weight)
         columns = input_shape[1] if len(input_shape) > 1 else input_shape[0]
-        onehot = xp.arange(columns) == ctx.classes[:, None]             # a scatter without add.at
-        grad_rows = onehot * (-ctx.row_weight[:, None] * scale)
+        target = (xp.arange(columns) == ctx.classes[:, None]) & ctx.valid[:, None]  # a scatter without add.at
+        grad_rows = grad_where(target, -ctx.row_weight[:, None] * scale)
         return wrap(from_rows(grad_rows.astype(grad.array.dtype, copy=False), input_shape)), \
             None, None, None, None
 
@@ -419,6 +431,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         dtype = result_type(input, target, *([] if weight is None else [weight]))  # as PyTorch's −Σ w q ℓ
         return CrossEntropyProbs.apply(input.to(dtype), target.to(dtype), weight, reduction, label_smoothing)
     check_class_target(input, target, weight, ignore_index)
+    if label_smoothing == 0:  # PyTorch's graph: NllLossBackward0 after LogSoftmaxBackward0
+        log_probabilities = log_softmax(input, 1 if input.ndim > 1 else 0)
+        return NLL.apply(log_probabilities, target, weight, ignore_index, reduction)
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
@@ -586,7 +601,7 @@ class _DifferenceLoss(Function):
 
 
 class L1Loss(_DifferenceLoss):
-    """f(d) = |d|;   f′(d) = sign d (0 at 0)."""
+    """f(d) = |d|;   f′(d) = sign d (0 at 0 and at nan)."""
 
     @staticmethod
     def value(d, parameter):
@@ -594,7 +609,7 @@ class L1Loss(_DifferenceLoss):
 
     @staticmethod
     def slope(d, parameter):
-        return get_array_module(d).sign(d)
+        return sign_array(get_array_module(d), d)  # 0 at a nan d, as PyTorch
 
 
 class SmoothL1Loss(_DifferenceLoss):

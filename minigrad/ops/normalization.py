@@ -36,6 +36,9 @@ def _channel_layout(x: Any) -> tuple:
 class BatchNorm(Function):
     """y = γ (x − μ) / √(σ² + ε) + β with batch (training) or running (evaluation) statistics."""
 
+    node_name = "NativeBatchNormBackward0"
+    graph_inputs = (0, 1, 2)  # input, weight, bias (None without affine), as PyTorch
+
     @staticmethod
     def forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
         xp = xp_of(input)
@@ -136,6 +139,9 @@ class LayerNorm(Function):
         dβ = Σ_samples dy,   dγ = Σ_samples dy ⊙ x̂,
         dx = 1/√(σ² + ε) · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂)),   ĝ = γ ⊙ dy, means over the D axes.
     """
+
+    node_name = "NativeLayerNormBackward0"
+    graph_inputs = (0, 2, 3)  # input, weight, bias, as PyTorch
 
     @staticmethod
     def forward(ctx, input, normalized_ndim, weight, bias, eps):

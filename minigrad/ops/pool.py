@@ -19,7 +19,7 @@ from typing import Any
 from minigrad._layout import filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import ieee_results, not_implemented_for
+from minigrad.ops._util import grad_where, ieee_results, not_implemented_for
 from minigrad.ops.conv.geometry import Pair, integer_size, window
 from minigrad.tensor import Tensor
 
@@ -174,8 +174,8 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
     """dx routed by comparing each tap's view with the saved maximum, first tap first.
 
     Four passes a tap: compare, drop what an earlier tap took, remember what is taken, and
-    write δ·hit. Windows that do not overlap (stride ≥ extent) write their views directly;
-    overlapping ones add up.
+    write δ where hit (selected: a nan δ reaches only its maximum). Windows that do not overlap
+    (stride ≥ extent) write their views directly; overlapping ones add up.
     """
     xp = get_array_module(grad_out)
     out_shape = out.shape[-2:]
@@ -199,9 +199,9 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
             if tap < last_tap:
                 taken |= hit
         if overlapping:
-            grad[view] += grad_out * hit
+            grad[view] += grad_where(hit, grad_out)
         else:
-            xp.multiply(grad_out, hit, out=grad[view])
+            grad[view] = grad_where(hit, grad_out)
     height, width = x.shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
@@ -323,6 +323,8 @@ def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilat
 class MaxPool2dFunction(Function):
     """y = max over each window;   dx: δ goes to the window's first maximum (tap by tap)."""
 
+    node_name = "MaxPool2DWithIndicesBackward0"
+
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):  # noqa: A002
         x = input.array
@@ -345,6 +347,8 @@ class MaxPool2dFunction(Function):
 
 class AvgPool2dFunction(Function):
     """y = (sum over each window) / divisor;   dx: every window position gets δ / divisor."""
+
+    node_name = "AvgPool2DBackward0"
 
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
@@ -412,12 +416,11 @@ def adaptive_windows(size: int, out: int) -> tuple:
     return starts, ends
 
 
-def _window_matrix(xp: Any, size: int, out: int, dtype: Any) -> Any:
-    """The (out, size) 0/1 matrix whose row i marks window i: (M x)ᵢ is the sum over window i."""
+def _window_inside(xp: Any, size: int, out: int) -> Any:
+    """(out, K) booleans beside :func:`_window_taps`: False where a short window repeats a position."""
     starts, ends = adaptive_windows(size, out)
-    positions = xp.arange(size)
-    inside = (positions >= xp.asarray(starts)[:, None]) & (positions < xp.asarray(ends)[:, None])
-    return inside.astype(dtype)
+    longest = max((e - s for s, e in zip(starts, ends)), default=1)
+    return xp.asarray(starts)[:, None] + xp.arange(longest) < xp.asarray(ends)[:, None]
 
 
 def _window_taps(xp: Any, size: int, out: int) -> Any:
@@ -452,8 +455,14 @@ def _adaptive_size(input: Tensor, output_size: Any, function: str) -> Pair:  # n
 
 
 class AdaptiveAvgPool2dFunction(Function):
-    """y = M_h x M_wᵀ / (|window_h| |window_w|) with M the 0/1 window matrices (a plain mean for 1×1);
-    dx = M_hᵀ (dy / counts) M_w: each input pixel gets the share of every window it lies in."""
+    """y = the mean of each adaptive window (its taps gathered as (…, out_h, K_h, out_w, K_w), the
+    repeats of short windows left out);  dx = Σ over the windows a pixel lies in of dy / |window|.
+
+    Both directions select the taps inside each window (no 0/1 window matrix: a nan or inf would
+    reach every output through 0 · nan), so a nan reaches only the windows that hold it, as PyTorch.
+    """
+
+    node_name = "AdaptiveAvgPool2DBackward0"
 
     @staticmethod
     def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
@@ -461,28 +470,42 @@ class AdaptiveAvgPool2dFunction(Function):
         xp = get_array_module(x)
         ctx.input_shape = x.shape
         if output_size == (1, 1):  # the global average pool of ResNet & co.
-            ctx.matrices = None
+            ctx.windows = None
             return Tensor(x.mean(axis=(-2, -1), keepdims=True))
-        rows = _window_matrix(xp, x.shape[-2], output_size[0], x.dtype)
-        cols = _window_matrix(xp, x.shape[-1], output_size[1], x.dtype)
-        counts = rows.sum(axis=1)[:, None] * cols.sum(axis=1)
-        ctx.matrices, ctx.counts = (rows, cols), counts
-        return Tensor(rows @ x @ cols.T / counts)
+        rows = _window_taps(xp, x.shape[-2], output_size[0])
+        cols = _window_taps(xp, x.shape[-1], output_size[1])
+        inside = (_window_inside(xp, x.shape[-2], output_size[0])[:, :, None, None]
+                  & _window_inside(xp, x.shape[-1], output_size[1]))          # (oh, Kh, ow, Kw)
+        counts = inside.sum(axis=(1, 3)).astype(x.dtype)
+        ctx.windows = (rows, cols, inside, counts)
+        taps = x[..., rows, :][..., cols]                                   # (…, oh, Kh, ow, Kw)
+        return Tensor(xp.where(inside, taps, x.dtype.type(0)).sum(axis=(-3, -1)) / counts)
 
     @staticmethod
     def backward(ctx, grad_output):
         g = grad_output.array
-        if ctx.matrices is None:
+        xp = get_array_module(g)
+        if ctx.windows is None:
             height, width = ctx.input_shape[-2:]
-            spread = get_array_module(g).broadcast_to(g / (height * width), ctx.input_shape)
-            return Tensor(spread.copy()), None
-        rows, cols = ctx.matrices
-        return Tensor(rows.T @ (g / ctx.counts) @ cols), None
+            return Tensor(xp.broadcast_to(g / (height * width), ctx.input_shape).copy()), None
+        rows, cols, inside, counts = ctx.windows
+        height, width = ctx.input_shape[-2:]
+        shares = (g / counts)[..., :, None, :, None]                         # (…, oh, 1, ow, 1)
+        shares = grad_where(inside, xp.broadcast_to(shares, g.shape[:-2] + inside.shape))
+        planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
+        flat = rows[:, :, None, None] * width + cols                         # (oh, Kh, ow, Kw) into H·W
+        positions = (xp.arange(planes).reshape(-1, 1) * (height * width) + flat.reshape(1, -1)).reshape(-1)
+        totals = xp.bincount(positions, weights=shares.reshape(-1).astype(xp.float64),
+                             minlength=planes * height * width)
+        return Tensor(totals.astype(g.dtype).reshape(ctx.input_shape)), None
 
 
 class AdaptiveMaxPool2dFunction(Function):
     """y = the maximum of each adaptive window (gathered as (…, out_h, out_w, K_h·K_w) taps);
-    dx: δ goes to the window's first maximum in scan order, summed where windows overlap."""
+    dx: δ goes to the window's first maximum in scan order (its last nan, if any, as PyTorch), summed
+    where windows overlap."""
+
+    node_name = "AdaptiveMaxPool2DBackward0"
 
     @staticmethod
     def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
@@ -497,7 +520,7 @@ class AdaptiveMaxPool2dFunction(Function):
             ctx.argmax = xp.zeros(taps.shape[:-1], dtype=xp.int64)
             out = Tensor(xp.empty(taps.shape[:-1], dtype=x.dtype))
             return _with_indices(ctx, out, ctx.argmax, return_indices)
-        first = taps.argmax(axis=-1)                                        # the first maximum (NaN wins)
+        first = _scan_winner(xp, taps)
         kw = cols.shape[1]
         out_h, out_w = xp.arange(output_size[0])[:, None], xp.arange(output_size[1])
         h = rows[out_h, first // kw]
@@ -518,6 +541,14 @@ class AdaptiveMaxPool2dFunction(Function):
         return Tensor(totals.astype(g.dtype).reshape(ctx.input_shape)), None, None
 
 
+def _scan_winner(xp: Any, taps: Any) -> Any:
+    """Which tap wins each window by PyTorch's scan (a tap replaces the choice if strictly greater, or
+    nan): the first maximum, or the last nan where the window holds one."""
+    nans = taps != taps
+    last_nan = taps.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1)
+    return xp.where(nans.any(axis=-1), last_nan, taps.argmax(axis=-1))
+
+
 def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> Any:
     if not return_indices:
         return out
@@ -528,7 +559,10 @@ def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> A
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
     """Mean over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_avg_pool2d``."""
-    return AdaptiveAvgPool2dFunction.apply(input, _adaptive_size(input, output_size, "adaptive_avg_pool2d"))
+    size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    if tuple(size) == (1, 1) and input.dtype.is_floating_point:  # PyTorch takes the mean: MeanBackward1
+        return input.mean((-2, -1), keepdim=True)
+    return AdaptiveAvgPool2dFunction.apply(input, size)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002 (PyTorch's name)

@@ -14,7 +14,16 @@ from typing import Any
 from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import TORCH_TYPE_NAMES, ieee_results, product, reduction_axes, wrap, xp_of
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    grad_where,
+    ieee_results,
+    named_node,
+    product,
+    reduction_axes,
+    wrap,
+    xp_of,
+)
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -67,7 +76,8 @@ def _dims_given(dim: Any, keepdim: bool, name: str) -> Any:
 
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     axes = reduction_axes(_dims_given(dim, keepdim, "sum"), a.ndim)
-    return Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
+    out = Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
+    return out if dim is ALL_DIMS else named_node(out, "SumBackward1")
 
 
 class Mean(Function):
@@ -96,7 +106,8 @@ def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = 
     if not a.dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {a.dtype.name}")
-    return Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
+    out = Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
+    return out if dim is None else named_node(out, "MeanBackward1")
 
 
 def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float) -> Any:
@@ -225,11 +236,14 @@ class Amax(Function):
 
     A nan is the maximum of anything it is in. ``max()``/``min()`` give the gradient to the nans;
     ``amax``/``amin`` find no element equal to nan and give nan everywhere, both as PyTorch.
+    ``max()``/``min()`` select the maxima (a nan or inf δ reaches only them); ``amax``/``amin``
+    multiply δ by the 0/1 mask, as PyTorch's ``scale_grad_by_count`` does.
     """
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
         _remember_shapes(ctx, a, axes, keepdim)
+        ctx.axes = axes
         ctx.kind = name
         ctx._name = _AMAX_NODE_NAMES[name]
         out = getattr(a.array, "max" if name in ("amax", "max") else "min")(axis=axes, keepdims=keepdim)
@@ -245,10 +259,13 @@ class Amax(Function):
         hits = a.array == extreme
         if ctx.kind in ("max", "min") and a.dtype.is_floating_point:
             hits = hits | (xp.isnan(a.array) & xp.isnan(extreme))
-        axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1) or None
-        count = hits.sum(axis=axes, keepdims=True) if axes else 1
+        axes = ctx.axes if ctx.axes is not None else tuple(range(len(ctx.input_shape)))
+        count = hits.sum(axis=axes, keepdims=True)
         with ieee_results():  # amax over a nan: no hits, 0/0 = nan, silently
-            return wrap(_expand_back(grad, ctx) * hits / count), None, None, None
+            share = (_expand_back(grad, ctx) / count).astype(grad.array.dtype, copy=False)
+            if ctx.kind in ("max", "min"):
+                return wrap(grad_where(hits, share)), None, None, None
+            return wrap(share * hits), None, None, None
 
 
 class MaxDim(Function):
@@ -381,8 +398,12 @@ def argmin(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 
 
 class Prod(Function):
-    """y = Π a over ``dim``;   dy/daᵢ = Π_{j≠i} aⱼ, computed without dividing by a zero: with one zero
-    in the slice only that element gets a gradient, with two or more none does."""
+    """y = Π a over ``dim``;   dy/daᵢ = Π_{j≠i} aⱼ.
+
+    As PyTorch computes it: y / aᵢ when no element of a is 0; otherwise the products of the elements
+    before and after aᵢ (exclusive cumulative products, no division), and for a product of all
+    elements with two or more zeros, 0. (The route decides where a nan or inf ends up.)
+    """
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
@@ -391,22 +412,38 @@ class Prod(Function):
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64  # integer and bool products are int64, as in PyTorch
         out = wrap(a.array.prod(axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.numpy))
-        ctx.save_for_backward(a)
+        ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        a, out = ctx.saved_tensors
         xp = xp_of(a)
         x = a.array
-        zero = x == 0
-        zeros = zero.sum(axis=ctx.axes, keepdims=True)
-        others = xp.where(zero, x.dtype.type(1), x)  # the product of the non-zero elements, per slice ...
-        product_nonzero = others.prod(axis=ctx.axes, keepdims=True)
+        if x.ndim == 0:
+            return wrap(grad.array.copy()), None, None, None
+        zeros = int((x == 0).sum())
         with ieee_results():
-            without_self = xp.where(zeros == 0, product_nonzero / others,  # ... divided by aᵢ
-                                    xp.where(zero & (zeros == 1), product_nonzero, x.dtype.type(0)))
-        return wrap(_expand_back(grad, ctx) * without_self), None, None, None
+            if zeros == 0:
+                without_self = _expand_back(out.array.astype(x.dtype, copy=False), ctx) / x
+            elif ctx.axes is None and zeros > 1:  # no element's gradient survives two zeros, whatever δ is
+                return wrap(xp.zeros_like(x, dtype=grad.array.dtype)), None, None, None
+            elif ctx.axes is None:
+                without_self = _exclusive_products(xp, x.reshape(-1), 0).reshape(x.shape)
+            else:
+                without_self = _exclusive_products(xp, x, ctx.axes[0])
+            return wrap(_expand_back(grad, ctx) * without_self), None, None, None
+
+
+def _exclusive_products(xp: Any, x: Any, axis: int) -> Any:
+    """Π_{j≠i} xⱼ along ``axis`` without division: (product of those before i) · (product of those after)."""
+    def part(start: int | None, stop: int | None) -> Any:
+        return x[(slice(None),) * axis + (slice(start, stop),)]
+    ones = xp.ones_like(part(0, 1))
+    before = xp.cumprod(xp.concatenate([ones, part(None, -1)], axis=axis), axis=axis)
+    reversed_after = xp.cumprod(xp.concatenate([ones, xp.flip(part(1, None), axis)], axis=axis), axis=axis)
+    after = xp.flip(reversed_after, axis)
+    return before * after
 
 
 def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:

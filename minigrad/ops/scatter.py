@@ -78,6 +78,8 @@ class Gather(Function):
     """out = input[key], key = (i, index, k) for dim 1;   dinput = zeros with dout added at key
     (an element gathered twice gets both gradients)."""
 
+    graph_inputs = (0,)  # the indices carry no gradient: PyTorch's node has one input
+
     @staticmethod
     def forward(ctx, a, index, dim):
         ctx.dim, ctx.input_shape = dim, a.shape

@@ -280,6 +280,8 @@ def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,
 class IndexSelect(Function):
     """y = a's entries ``index`` along ``axis``;   da = dy added back at those entries (repeats add up)."""
 
+    graph_inputs = (0,)  # the indices carry no gradient: PyTorch's node has one input
+
     @staticmethod
     def forward(ctx, a, index, axis):
         ctx.key, ctx.input_shape = _along(a, axis, index.array.reshape(-1)), a.array.shape
@@ -325,6 +327,8 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
 
 class MaskedFill(Function):
     """y = value where mask, else a;   da = dy where not mask (summed to a's shape)."""
+
+    graph_inputs = (0,)  # the mask carries no gradient: PyTorch's node has one input
 
     @staticmethod
     def forward(ctx, a, mask, value):
@@ -380,6 +384,7 @@ class Triangle(Function):
     @staticmethod
     def forward(ctx, a, k, lower):
         ctx.k, ctx.lower = k, lower
+        ctx._name = "TrilBackward0" if lower else "TriuBackward0"
         xp = xp_of(a)
         return wrap((xp.tril if lower else xp.triu)(a.array, k))
 

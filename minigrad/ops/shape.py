@@ -26,16 +26,20 @@ def _sizes(args: tuple) -> tuple:
 
 
 class Reshape(Function):
-    """y = a with a new shape (same elements, same order);   da = dy reshaped back."""
+    """y = a with a new shape (same elements, same order);   da = dy reshaped back.
+
+    ``name`` is PyTorch's node for the call that reshapes (``ViewBackward0``, ``SqueezeBackward1``, ...).
+    """
 
     @staticmethod
-    def forward(ctx, a, shape):
+    def forward(ctx, a, shape, name):
         ctx.input_shape = a.array.shape
+        ctx._name = name
         return wrap(a.array.reshape(shape))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(grad.array.reshape(ctx.input_shape)), None
+        return wrap(grad.array.reshape(ctx.input_shape)), None, None
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
@@ -60,8 +64,19 @@ def _infer_shape(shape: tuple, numel: int) -> tuple:
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
-    shape = _infer_shape(_sizes(shape), a.numel())
-    return mark_view(Reshape.apply(a, shape), a, lambda array: array.reshape(shape))
+    return _reshape(a, _infer_shape(_sizes(shape), a.numel()))
+
+
+def _reshape(a: Tensor, shape: tuple, name: str | None = None) -> Tensor:
+    """``a`` reshaped, its node named ``name``; by default as PyTorch's ``reshape`` names it: a view of a
+    contiguous tensor (an op's result counts as one, as PyTorch makes them), an alias of a strided view
+    (``t()``, ``transpose``) where no copy is needed, else a copy (PyTorch then shows ``CloneBackward0``
+    before it)."""
+    out = mark_view(Reshape.apply(a, shape, name or "ViewBackward0"), a, lambda array: array.reshape(shape))
+    if name is None and a._base is not None and not a._array.flags.c_contiguous and out._grad_fn is not None:
+        # PyTorch: a strided view reshaped without a copy is an alias, with a copy an unsafe view
+        out._grad_fn._name = "ReshapeAliasBackward0" if out._base is not None else "UnsafeViewBackward0"
+    return out
 
 
 def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
@@ -71,7 +86,7 @@ def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
         dtype, shape = shape[0], ()
     if dtype is not None:
         return _view_as_dtype(a, _dtypes.dtype_argument(dtype, "view"))
-    out = reshape(a, *shape)
+    out = _reshape(a, _infer_shape(_sizes(shape), a.numel()), "ViewBackward0")
     if out._base is None and a.numel() and _is_view_of_contiguous(a):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride (at least one "
                            f"dimension spans across two contiguous subspaces): can't view the "
@@ -131,27 +146,32 @@ def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     """Remove size-1 dimensions (all, or those in ``dim`` that have size 1)."""
     axes = reduction_axes(dim, a.ndim) if dim is not None else tuple(range(a.ndim))
     shape = tuple(n for i, n in enumerate(a.shape) if not (i in axes and n == 1))
-    return reshape(a, shape)
+    overload = 0 if dim is None else 2 if isinstance(dim, (tuple, list)) else 1  # squeeze(), .dim, .dims
+    return _reshape(a, shape, f"SqueezeBackward{overload}")
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     """Insert a size-1 dimension at ``dim`` (in ``[-ndim-1, ndim]``)."""
     axis = _normalize_dim(int_argument(dim, "unsqueeze", "dim"), a.ndim + 1)
     shape = a.shape
-    return reshape(a, shape[:axis] + (1,) + shape[axis:])
+    return _reshape(a, shape[:axis] + (1,) + shape[axis:], "UnsqueezeBackward0")
 
 
 class Permute(Function):
-    """y = a with its axes reordered;   da = dy with the inverse order."""
+    """y = a with its axes reordered;   da = dy with the inverse order.
+
+    ``name`` is PyTorch's node for the call: ``PermuteBackward0``, ``TransposeBackward0`` or ``TBackward0``.
+    """
 
     @staticmethod
-    def forward(ctx, a, axes):
+    def forward(ctx, a, axes, name):
         ctx.inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
+        ctx._name = name
         return wrap(a.array.transpose(axes))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(grad.array.transpose(ctx.inverse)), None
+        return wrap(grad.array.transpose(ctx.inverse)), None, None
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
@@ -165,22 +185,30 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
     axes = tuple(_normalize_dim(d, a.ndim) for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"permute(): duplicate dims are not allowed: {list(dims)}")
-    return mark_view(Permute.apply(a, axes), a, lambda array: array.transpose(axes))
+    return _permute(a, axes, "PermuteBackward0")
+
+
+def _permute(a: Tensor, axes: tuple, name: str) -> Tensor:
+    return mark_view(Permute.apply(a, axes, name), a, lambda array: array.transpose(axes))
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _transpose(a, dim0, dim1, "TransposeBackward0")
+
+
+def _transpose(a: Tensor, dim0: int, dim1: int, name: str) -> Tensor:
     d0, d1 = _normalize_dim(dim0, a.ndim), _normalize_dim(dim1, a.ndim)
     if a.ndim == 0:
         return a.view(())
     axes = list(range(a.ndim))
     axes[d0], axes[d1] = axes[d1], axes[d0]
-    return permute(a, axes)
+    return _permute(a, tuple(axes), name)
 
 
 def t(a: Tensor) -> Tensor:
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return transpose(a, 0, 1) if a.ndim == 2 else a.view(a.shape)
+    return _transpose(a, 0, 1, "TBackward0") if a.ndim == 2 else _reshape(a, a.shape, "TBackward0")
 
 
 class Expand(Function):
@@ -245,6 +273,20 @@ class Cat(Function):
         return (None, None, *grads)
 
 
+class Stack(Function):
+    """y = the inputs stacked along a new ``axis``;   input i's gradient is dy's slice i along ``axis``."""
+
+    @staticmethod
+    def forward(ctx, axis, dtype, *tensors):
+        ctx.axis = axis
+        return wrap(xp_of(tensors[0]).stack([array_of(t, dtype) for t in tensors], axis=axis))
+
+    @staticmethod
+    def backward(ctx, grad):
+        pieces = xp_of(grad).moveaxis(grad.array, ctx.axis, 0)  # a view: piece i is input i's gradient
+        return (None, None, *(wrap(piece) for piece in pieces))
+
+
 def _tensor_list(tensors: Any, name: str) -> list:
     if not isinstance(tensors, (tuple, list)):
         raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not "
@@ -287,11 +329,13 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {number}")
     axis = _normalize_dim(dim, tensors[0].ndim + 1)
-    return cat([unsqueeze(t, axis) for t in tensors], axis)
+    return Stack.apply(axis, _dtypes.result_type(*tensors), *tensors)
 
 
 class ConstantPad(Function):
     """y = a with ``value`` added around it;   da = the middle of dy (the padding is cut away)."""
+
+    node_name = "ConstantPadNdBackward0"
 
     @staticmethod
     def forward(ctx, a, widths, value):

@@ -15,6 +15,7 @@ from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops._util import wrap, xp_of
 from minigrad.ops.scatter import _grid_key
+from minigrad.ops.topk_ties import topk_order
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -35,7 +36,7 @@ class Select(Function):
     da = zeros with dvalues put back at indices."""
 
     @staticmethod
-    def forward(ctx, a, axis, descending, k, name):
+    def forward(ctx, a, axis, descending, k, name, sorted_=True):
         ctx._name = name
         xp = xp_of(a)
         array = a.array
@@ -45,8 +46,8 @@ class Select(Function):
             ctx.mark_non_differentiable(indices)
             return wrap(array.copy()), indices
         order = _order(xp, array, axis, descending)
-        if k is not None:
-            order = order[(slice(None),) * axis + (slice(0, k),)]
+        if k is not None:  # topk: ties broken as PyTorch's CPU kernel breaks them
+            order = topk_order(xp, array, order, axis, k, descending, sorted_)
         order = order.astype(_dtypes.int64.numpy, copy=False)
         ctx.input_shape, ctx.axis, ctx.index = array.shape, axis, order
         indices = wrap(order)
@@ -58,11 +59,11 @@ class Select(Function):
         xp = xp_of(grad)
         g = grad.array
         if ctx.index is None:
-            return wrap(g.copy()), None, None, None, None
+            return wrap(g.copy()), None, None, None, None, None
         out = xp.zeros(ctx.input_shape, dtype=g.dtype)
         if g.size:
             out[_grid_key(ctx.index, ctx.axis)] = g
-        return wrap(out), None, None, None, None
+        return wrap(out), None, None, None, None, None
 
 
 def _dim(a: Tensor, dim: Any, function: str) -> int:
@@ -94,11 +95,12 @@ def argsort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool 
 
 def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
     """Named tuple (values, indices) of the ``k`` largest (or smallest) entries of each line along ``dim``,
-    in order (``sorted=False`` allows any order; they come sorted)."""
+    in order (``sorted=False`` allows any order). Among equal values the indices are PyTorch's on the
+    CPU (``topk_ties.py``): four equal values and k = 2 give [2, 3]."""
     k = int_argument(k, "topk", "k", position=1)
     axis = _dim(a, dim, "topk")
     size = a.shape[axis] if a.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"selected index k out of range (k={k}, dimension {axis} of size {size})")
-    values, indices = Select.apply(a, axis, bool(largest), k, "TopkBackward0")
+    values, indices = Select.apply(a, axis, bool(largest), k, "TopkBackward0", bool(sorted))
     return return_types.topk(values, indices)

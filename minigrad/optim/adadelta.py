@@ -26,6 +26,18 @@ class Adadelta(Optimizer):
     ``state[p]`` holds ``step`` (a 0-d float tensor on the CPU, as in PyTorch),
     ``square_avg`` and ``acc_delta``. ``foreach`` is accepted for compatibility and changes
     nothing; ``capturable`` and ``differentiable`` are not supported.
+
+    Args:
+        params: the parameters to optimise: an iterable of tensors (``model.parameters()``), of (name, tensor)
+            pairs, or of dicts, each a parameter group with its own options.
+        lr: scales the step Δ (1 in the original method).
+        rho: ρ, the decay rate of the running means.
+        eps: added to the denominator for numerical stability.
+        weight_decay: the L2 penalty λ: λ·θ is added to the gradient (default 0).
+        foreach: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+        capturable: not supported: must be False (or None).
+        maximize: maximise the objective instead of minimising it (the gradient is negated).
+        differentiable: not supported: must be False (or None).
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,

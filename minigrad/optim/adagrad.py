@@ -27,6 +27,19 @@ class Adagrad(Optimizer):
     built, and τ is the constructor's value for every group: a group's own
     ``initial_accumulator_value`` is stored but not used. ``foreach`` and ``fused`` are
     accepted for compatibility and change nothing; ``differentiable`` is not supported.
+
+    Args:
+        params: the parameters to optimise: an iterable of tensors (``model.parameters()``), of (name, tensor)
+            pairs, or of dicts, each a parameter group with its own options.
+        lr: the learning rate.
+        lr_decay: lr_t = lr / (1 + (t − 1)·lr_decay).
+        weight_decay: the L2 penalty λ: λ·θ is added to the gradient (default 0).
+        initial_accumulator_value: τ, the starting value of the sum of squared gradients.
+        eps: added to the denominator for numerical stability.
+        foreach: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+        maximize: maximise the objective instead of minimising it (the gradient is negated).
+        differentiable: not supported: must be False (or None).
+        fused: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,

@@ -26,6 +26,23 @@ class Adam(Optimizer):
     ``exp_avg_sq`` and, with amsgrad, ``max_exp_avg_sq``. ``foreach`` and ``fused`` are
     accepted for compatibility and change nothing; ``capturable`` and ``differentiable``
     are not supported.
+
+    Args:
+        params: the parameters to optimise: an iterable of tensors (``model.parameters()``), of (name, tensor)
+            pairs, or of dicts, each a parameter group with its own options.
+        lr: the learning rate.
+        betas: (β1, β2): the decay rates of the running means of the gradient and of its square.
+        eps: added to the denominator for numerical stability.
+        weight_decay: the L2 penalty λ: λ·θ is added to the gradient (default 0). With
+            ``decoupled_weight_decay``: AdamW's shrinking instead.
+        amsgrad: use the largest second moment so far (AMSGrad).
+        foreach: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+        maximize: maximise the objective instead of minimising it (the gradient is negated).
+        capturable: not supported: must be False (or None).
+        differentiable: not supported: must be False (or None).
+        fused: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+        decoupled_weight_decay: shrink θ by lr·weight_decay each step (AdamW) instead of adding the L2 term to
+            the gradient.
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
@@ -75,7 +92,22 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay, as ``torch.optim.AdamW``: θ *= 1 - lr * weight_decay each step."""
+    """Adam with decoupled weight decay, as ``torch.optim.AdamW``: θ *= 1 - lr * weight_decay each step.
+
+    Args:
+        params: the parameters to optimise: an iterable of tensors (``model.parameters()``), of (name, tensor)
+            pairs, or of dicts, each a parameter group with its own options.
+        lr: the learning rate.
+        betas: (β1, β2): the decay rates of the running means of the gradient and of its square.
+        eps: added to the denominator for numerical stability.
+        weight_decay: the decoupled decay: θ *= 1 − lr·weight_decay each step.
+        amsgrad: use the largest second moment so far (AMSGrad).
+        maximize: maximise the objective instead of minimising it (the gradient is negated).
+        foreach: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+        capturable: not supported: must be False (or None).
+        differentiable: not supported: must be False (or None).
+        fused: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+    """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False, *,

@@ -38,6 +38,10 @@ class LRScheduler:
 
     Subclasses write :meth:`get_lr` (the next learning rates, computed from the current ones)
     and may write ``_get_closed_form_lr`` (the learning rates at ``last_epoch`` directly).
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     _get_lr_called_within_step: bool = False
@@ -119,6 +123,11 @@ class LambdaLR(LRScheduler):
 
     Closed form: lr = base_lr * lr_lambda(last_epoch); ``lr_lambda`` is one function for every
     group or a list of them, one per group.
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        lr_lambda: epoch -> factor, one function or a list of one per group.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
@@ -146,6 +155,11 @@ class MultiplicativeLR(LRScheduler):
     """Multiply each learning rate, every epoch, by a function of the epoch.
 
     Chainable form: lr_t = lr_{t-1} * lr_lambda(t); one function for every group or one per group.
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        lr_lambda: epoch -> factor, one function or a list of one per group.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
@@ -176,6 +190,12 @@ class StepLR(LRScheduler):
     """Multiply the learning rates by ``gamma`` every ``step_size`` epochs.
 
     Closed form: lr = base_lr * gamma ** (last_epoch // step_size).
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        step_size: the epochs between two multiplications.
+        gamma: the factor.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
@@ -199,6 +219,12 @@ class MultiStepLR(LRScheduler):
 
     Closed form: lr = base_lr * gamma ** (number of milestones <= last_epoch); a milestone given
     n times multiplies by gamma ** n.
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        milestones: the epochs at which to multiply.
+        gamma: the factor.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
@@ -229,6 +255,11 @@ class ExponentialLR(LRScheduler):
     """Multiply the learning rates by ``gamma`` every epoch.
 
     Closed form: lr = base_lr * gamma ** last_epoch (computed as lr_t = lr_{t-1} * gamma, as PyTorch does).
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        gamma: the factor per epoch.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
@@ -249,6 +280,13 @@ class LinearLR(LRScheduler):
     """Scale the learning rates by a factor going linearly from ``start_factor`` to ``end_factor``.
 
     Closed form: lr = base_lr * (start + (end - start) * min(total_iters, last_epoch) / total_iters).
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        start_factor: the factor at epoch 0.
+        end_factor: the factor from ``total_iters`` on.
+        total_iters: the epochs the factor takes to get there.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
@@ -290,6 +328,12 @@ class CosineAnnealingLR(LRScheduler):
     by others carry on), and past ``T_max`` the cosine continues, rising back up::
 
         lr_t = eta_min + (lr_{t-1} - eta_min) * (1 + cos(π t / T_max)) / (1 + cos(π (t-1) / T_max))
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        T_max: the epochs of the half cosine.
+        eta_min: the smallest learning rate.
+        last_epoch: the index of the last epoch done; -1 (the default) starts from the optimizer's ``lr``.
     """
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,  # noqa: N803 (PyTorch's name)
@@ -329,6 +373,17 @@ class ReduceLROnPlateau(LRScheduler):
     ('rel') or best ∓ threshold ('abs'); after more than ``patience`` epochs without one,
     lr = max(lr * factor, min_lr) (skipped if that changes lr by no more than ``eps``), then
     ``cooldown`` epochs pass in which bad epochs are not counted.
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        mode: ``'min'`` (the metric should fall, a loss) or ``'max'``.
+        factor: the multiplier applied on a plateau (below 1).
+        patience: the epochs without improvement tolerated before reducing.
+        threshold: how much better a value must be to count as an improvement.
+        threshold_mode: ``'rel'`` (relative to the best) or ``'abs'``.
+        cooldown: the epochs after a reduction in which bad epochs are not counted.
+        min_lr: the lower bound, one for all groups or a list of one per group.
+        eps: a reduction smaller than this is skipped.
     """
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1, patience: int = 10,
@@ -438,6 +493,22 @@ class OneCycleLR(LRScheduler):
     initial_lr / final_div_factor (``three_phase``: max_lr → initial_lr symmetrically, then → min_lr).
     With ``cycle_momentum``, SGD's momentum (Adam's beta1) goes the opposite way, max_momentum ↔
     base_momentum.
+
+    Args:
+        optimizer: the optimizer whose learning rates it sets.
+        max_lr: the peak learning rate (or a list, one per group).
+        total_steps: the number of steps of the cycle; else ``epochs * steps_per_epoch``.
+        epochs: with ``steps_per_epoch``, gives ``total_steps``.
+        steps_per_epoch: with ``epochs``, gives ``total_steps``.
+        pct_start: the fraction of the cycle spent rising.
+        anneal_strategy: ``'cos'`` or ``'linear'``.
+        cycle_momentum: move the momentum (Adam's β1) opposite to the learning rate.
+        base_momentum: the momentum at the peak learning rate.
+        max_momentum: the momentum at the start and end.
+        div_factor: initial_lr = max_lr / div_factor.
+        final_div_factor: min_lr = initial_lr / final_div_factor.
+        three_phase: come back down to initial_lr symmetrically before the final fall.
+        last_epoch: the index of the last batch done (-1: start).
     """
 
     def __init__(self, optimizer: Optimizer, max_lr: float | list[float], total_steps: int | None = None,

@@ -42,6 +42,11 @@ class Optimizer:
     ``params`` is an iterable of Tensors (``model.parameters()``), of ``(name, tensor)``
     pairs (``model.named_parameters()``), or of dicts, each one parameter group with its
     own options; ``defaults`` holds the options a group does not set.
+
+    Args:
+        params: the parameters to optimise: an iterable of tensors (``model.parameters()``), of (name, tensor)
+            pairs, or of dicts, each a parameter group with its own options.
+        defaults: the options a parameter group does not set.
     """
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:

@@ -28,6 +28,20 @@ class RMSprop(Optimizer):
     PyTorch), ``square_avg`` and, as needed, ``momentum_buffer`` and ``grad_avg``.
     ``foreach`` is accepted for compatibility and changes nothing; ``capturable`` and
     ``differentiable`` are not supported.
+
+    Args:
+        params: the parameters to optimise: an iterable of tensors (``model.parameters()``), of (name, tensor)
+            pairs, or of dicts, each a parameter group with its own options.
+        lr: the learning rate.
+        alpha: α, the decay rate of the running means.
+        eps: added to the denominator for numerical stability.
+        weight_decay: the L2 penalty λ: λ·θ is added to the gradient (default 0).
+        momentum: the momentum factor (0: none).
+        centered: divide by the estimated variance of the gradient instead of its raw second moment.
+        capturable: not supported: must be False (or None).
+        foreach: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+        maximize: maximise the objective instead of minimising it (the gradient is negated).
+        differentiable: not supported: must be False (or None).
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,

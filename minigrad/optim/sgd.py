@@ -24,6 +24,19 @@ class SGD(Optimizer):
 
     ``foreach`` and ``fused`` are accepted for PyTorch compatibility and change nothing:
     minigrad has one implementation. ``differentiable=True`` is not supported.
+
+    Args:
+        params: the parameters to optimise: an iterable of tensors (``model.parameters()``), of (name, tensor)
+            pairs, or of dicts, each a parameter group with its own options.
+        lr: the learning rate.
+        momentum: the momentum factor (0: none).
+        dampening: damping for the momentum: the new gradient enters with weight 1 − dampening.
+        weight_decay: the L2 penalty λ: λ·θ is added to the gradient (default 0).
+        nesterov: use Nesterov momentum (needs momentum > 0 and dampening 0).
+        maximize: maximise the objective instead of minimising it (the gradient is negated).
+        foreach: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
+        differentiable: not supported: must be False (or None).
+        fused: accepted for PyTorch compatibility; changes nothing (minigrad has one implementation).
     """
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0, dampening: float = 0,

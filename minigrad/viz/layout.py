@@ -9,7 +9,16 @@
    heuristic), which removes most crossings.
 4. x positions: each item moves towards the mean x of its neighbours (an operation
    only towards other operations, so a chain of operations stays straight), then the
-   layer is spread to keep one unit between neighbours, leaves giving way to operations.
+   layer is spread so that neighbouring boxes keep ``gap`` between them (a waypoint is a
+   box of width 0), leaves giving way to operations.
+5. Routes: all boxes of a layer lie in a horizontal band around it; an edge crosses a
+   band only vertically (leaving its source straight down, passing a skipped layer
+   through its waypoint, entering its target straight from above) and slants only
+   between bands. As a waypoint keeps ``gap`` from the boxes beside it, no edge passes
+   through a box it does not connect.
+
+Units: y in layers (the output at y = 0, inputs above), x in any unit (``draw_graph``
+uses inches). ``sizes`` gives each box's (width, height), the height below 1 layer.
 """
 
 from __future__ import annotations
@@ -21,13 +30,31 @@ from minigrad.viz.graph import Graph
 __all__ = ["Layout", "layered_layout"]
 
 
+MARGIN = 0.04
+"""Gap, in layers, between a band of boxes and the bend where an edge starts to slant (less when
+the boxes leave less room between two bands)."""
+
+
 @dataclass
 class Layout:
-    """``positions[i]`` is node i's (x, y); ``routes[k]`` the points edge k passes through (ends included)."""
+    """Where :func:`layered_layout` put everything.
+
+    Attributes:
+        positions: node i's centre (x, y).
+        routes: the points edge k passes through, its two nodes' centres included.
+        layers: node i's layer (0: the output).
+        sizes: node i's box (width, height).
+    """
 
     positions: list[tuple[float, float]]
     routes: list[list[tuple[float, float]]]
     layers: list[int]
+    sizes: list[tuple[float, float]]
+
+    def box(self, index: int) -> tuple[float, float, float, float]:
+        """Node ``index``'s box as (left, bottom, right, top)."""
+        (x, y), (width, height) = self.positions[index], self.sizes[index]
+        return x - width / 2, y - height / 2, x + width / 2, y + height / 2
 
 
 def _depth_first_order(graph: Graph) -> list[int]:
@@ -46,23 +73,35 @@ def _depth_first_order(graph: Graph) -> list[int]:
     return order + [i for i in range(len(graph.nodes)) if i not in seen]
 
 
-def _spread(desired: list[float], priority: list[float]) -> list[float]:
-    """Positions in the same order, at least 1 apart, each as close to ``desired`` as it can be.
+def _spread(desired: list[float], priority: list[float], widths: list[float], gap: float) -> list[float]:
+    """Positions in the same order, each as close to ``desired`` as it can be, with boxes of
+    ``widths`` centred there at least ``gap`` apart.
 
     Items are placed by decreasing ``priority``: an operation gets the spot it wants and the
-    leaves around it move aside. Every placed pair ``j < k`` keeps ``x[k] - x[j] >= k - j``,
-    so there is always room for the items in between.
+    leaves around it move aside. Every placed pair ``j < k`` keeps ``x[k] - x[j] >= need[k] -
+    need[j]`` (the room items j to k take up), so there is always room for those in between.
     """
+    need = [0.0]
+    for a, b in zip(widths, widths[1:]):
+        need.append(need[-1] + (a + b) / 2 + gap)
     placed: dict[int, float] = {}
     for i in sorted(range(len(desired)), key=lambda i: -priority[i]):
-        low = max((x + (i - j) for j, x in placed.items() if j < i), default=float("-inf"))
-        high = min((x - (j - i) for j, x in placed.items() if j > i), default=float("inf"))
+        low = max((x + need[i] - need[j] for j, x in placed.items() if j < i), default=float("-inf"))
+        high = min((x - (need[j] - need[i]) for j, x in placed.items() if j > i), default=float("inf"))
         placed[i] = min(max(desired[i], low), high)
     return [placed[i] for i in range(len(desired))]
 
 
-def layered_layout(graph: Graph, sweeps: int = 12) -> Layout:
-    """Positions for every node of ``graph``: y is the layer (output at y = 0), x in box widths."""
+def layered_layout(graph: Graph, sweeps: int = 12, sizes: list | None = None, gap: float = 0.2) -> Layout:
+    """Positions for every node of ``graph`` and routes for its edges (see the module's docstring).
+
+    ``sizes``: each node's box (width, height), the height in layers and below 1 (default
+    0.8 by 0.5); ``gap``: the least room between two boxes (or a box and an edge) of a layer.
+    """
+    sizes = [(0.8, 0.5)] * len(graph.nodes) if sizes is None else [tuple(s) for s in sizes]
+    if len(sizes) != len(graph.nodes) or any(not (0 < w and 0 < h < 1) for w, h in sizes):
+        raise ValueError(f"layered_layout needs one (width, height) per node, the height below 1 "
+                         f"layer, got {sizes}")
     layer = graph.layers()
     # Items are nodes (their index) and waypoints (("via", edge number, layer)).
     neighbours: dict = {i: [] for i in range(len(graph.nodes))}
@@ -87,7 +126,7 @@ def layered_layout(graph: Graph, sweeps: int = 12) -> Layout:
     x = {}
     for row in rows:
         for position, item in enumerate(row):
-            x[item] = position - (len(row) - 1) / 2
+            x[item] = (position - (len(row) - 1) / 2) * (max(w for w, _ in sizes) + gap)
 
     is_leaf = {item: isinstance(item, int) and graph.nodes[item].kind in ("parameter", "leaf")
                for item in neighbours}
@@ -110,9 +149,30 @@ def layered_layout(graph: Graph, sweeps: int = 12) -> Layout:
             if sweep < sweeps // 2:  # first fix the order, then the coordinates
                 row.sort(key=lambda item: (mean_x(item, side), is_leaf[item]))
             ranks = [priority[item] for item in row]
-            for item, value in zip(row, _spread([mean_x(item, side) for item in row], ranks)):
+            widths = [sizes[item][0] if isinstance(item, int) else 0.0 for item in row]
+            for item, value in zip(row, _spread([mean_x(item, side) for item in row], ranks, widths, gap)):
                 x[item] = value
 
     positions = [(x[i], float(layer[i])) for i in range(len(graph.nodes))]
-    routes = [[(x[item], float(item_layer[item])) for item in chain] for chain in chains]
-    return Layout(positions, routes, layer)
+    band = [0.0] * len(rows)  # half the height of each layer's tallest box
+    for i, (_, height) in enumerate(sizes):
+        band[layer[i]] = max(band[layer[i]], height / 2)
+    routes = [_route(chain, x, item_layer, band) for chain in chains]
+    return Layout(positions, routes, layer, sizes)
+
+
+def _route(chain: list, x: dict, item_layer: dict, band: list) -> list:
+    """The points of one edge: vertical inside every band of boxes, slanted only between bands."""
+    points = []
+    last = len(chain) - 1
+    for k, item in enumerate(chain):
+        at, depth = x[item], float(item_layer[item])
+        half = band[item_layer[item]]  # from the layer's centre line to just outside its band (< 0.5)
+        reach = half + min(MARGIN, (0.5 - half) / 2)
+        if k == 0:
+            points += [(at, depth), (at, depth - reach)]
+        elif k == last:
+            points += [(at, depth + reach), (at, depth)]
+        else:
+            points += [(at, depth + reach), (at, depth - reach)]
+    return points

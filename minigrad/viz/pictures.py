@@ -8,6 +8,7 @@ one sign use ``viridis``. Every function returns the matplotlib Figure.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy
@@ -77,16 +78,26 @@ def _as_images(values: numpy.ndarray) -> tuple:
 
 
 def show_grid(t: Any, title: str | None = None, cmap: str | None = None, max_images: int = 64,
-              shared_scale: bool = True, size: float = 1.2) -> Any:
+              shared_scale: bool = True, size: float = 1.2, captions: Sequence | None = None) -> Any:
     """A grid of small images: filters (Cout, Cin, kh, kw), feature maps (C, H, W), gradients.
 
     A 4-D tensor is drawn with one row per output channel and one column per input
     channel (a plain grid when either is 1); a 3-D one as a square-ish grid. With
     ``shared_scale`` every image uses the same colour scale, so they can be compared.
     At most ``max_images`` are drawn.
+
+    ``captions`` gives each image its caption (say ``[f"label {y}" for y in labels]``),
+    one per image in the order drawn; by default the images are numbered.
     """
     values = host_array(t).astype(numpy.float64)
-    images, rows, cols, captions = _as_images(values)
+    images, rows, cols, captions_by_index = _as_images(values)
+    if captions is None:
+        captions = captions_by_index
+    else:
+        captions = [str(c) for c in captions]
+        if len(captions) != len(images):
+            raise ValueError(f"show_grid got {len(captions)} captions for {len(images)} images "
+                             f"(tensor of shape {list(values.shape)})")
     if len(images) > max_images:
         images, captions = images[:max_images], captions[:max_images]
         rows = math.ceil(max_images / cols)
@@ -135,12 +146,21 @@ def im2col_matrix(x: Any, kernel_size: Any, stride: Any = 1, padding: Any = 0, d
     return columns, sources
 
 
+_GREYS = (14, 15)
+"""tab20's two greys: a pixel drawn in them would look like padding."""
+
+
 def _pixel_colours(count: int) -> numpy.ndarray:
-    """``count`` distinct RGBA colours, one per input pixel, plus light grey for padding (last)."""
+    """``count`` distinct RGBA colours, one per input pixel, plus light grey for padding (last).
+
+    No pixel colour is a grey (tab20 without its greys, or turbo's hues for more pixels), so
+    only padding is grey.
+    """
     from matplotlib import colormaps  # noqa: PLC0415 (optional dependency)
 
-    palette = colormaps["tab20"](numpy.arange(count) % 20) if count <= 20 else \
-        colormaps["turbo"](numpy.linspace(0.05, 0.95, count))
+    hues = [k for k in range(20) if k not in _GREYS]
+    palette = colormaps["tab20"](numpy.array(hues)[numpy.arange(count) % len(hues)]) \
+        if count <= len(hues) else colormaps["turbo"](numpy.linspace(0.05, 0.95, count))
     palette[:, :3] = 0.45 * palette[:, :3] + 0.55  # pastel, so the written values stay readable
     return numpy.vstack([palette, [0.88, 0.88, 0.88, 1.0]])
 

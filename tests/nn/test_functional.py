@@ -50,12 +50,14 @@ def test_functional_matches_torch(c):
     check_op(c)
 
 
-def test_linear_is_one_node_in_the_graph():
+def test_linear_is_addmm_after_the_transposed_weight_as_in_pytorch():
     x, w = mg.randn(2, 3, requires_grad=True), mg.randn(4, 3, requires_grad=True)
     b = mg.randn(4, requires_grad=True)
     out = F.linear(x, w, b)
-    assert out.grad_fn.name() == "LinearBackward0"
-    assert [type(node).__name__ for node, _ in out.grad_fn.next_functions] == ["AccumulateGrad"] * 3
+    assert out.grad_fn.name() == "AddmmBackward0"
+    (bias_node, _), (x_node, _), (t_node, _) = out.grad_fn.next_functions
+    assert bias_node.variable is b and x_node.variable is x and t_node.name() == "TBackward0"
+    assert t_node.next_functions[0][0].variable is w
 
 
 def test_linear_refuses_mixed_dtypes_naming_both():

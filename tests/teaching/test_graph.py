@@ -36,12 +36,12 @@ def test_build_graph_of_a_known_expression():
     nodes, edges = described(graph)
     assert nodes == [("output", "loss", ()), ("op", "SumBackward0", ()), ("op", "MulBackward0", (4, 2)),
                      ("op", "ReluBackward0", (4, 2)), ("op", "AddBackward0", (4, 2)),
-                     ("op", "MatMulBackward0", (4, 2)), ("leaf", "leaf", (2,)), ("parameter", "w", (3, 2))]
+                     ("op", "MmBackward0", (4, 2)), ("leaf", "leaf", (2,)), ("parameter", "w", (3, 2))]
     assert edges == {("SumBackward0", "loss", 0, ()), ("MulBackward0", "SumBackward0", 0, (4, 2)),
                      ("ReluBackward0", "MulBackward0", 0, (4, 2)),
                      ("AddBackward0", "ReluBackward0", 0, (4, 2)),
-                     ("MatMulBackward0", "AddBackward0", 0, (4, 2)), ("leaf", "AddBackward0", 1, (2,)),
-                     ("w", "MatMulBackward0", 1, (3, 2))}
+                     ("MmBackward0", "AddBackward0", 0, (4, 2)), ("leaf", "AddBackward0", 1, (2,)),
+                     ("w", "MmBackward0", 1, (3, 2))}
     assert len(graph.edges) == 7
     assert graph.nodes[6].tensor is b and graph.nodes[7].tensor is w
     assert graph.nodes[1].node is loss.grad_fn
@@ -80,10 +80,15 @@ def test_layout_keeps_boxes_apart_and_routes_long_edges_through_every_layer():
     for edge, route in zip(graph.edges, layout.routes):
         assert route[0] == layout.positions[edge.source] and route[-1] == layout.positions[edge.target]
         top, bottom = int(route[0][1]), int(route[-1][1])
-        assert [y for _, y in route] == [float(depth) for depth in range(top, bottom - 1, -1)]
+        # two points per layer it meets, straight down through the layer: (x, y + reach), (x, y - reach)
+        assert len(route) == 2 * (top - bottom + 1)
+        ys = [y for _, y in route]
+        assert all(a > b for a, b in zip(ys, ys[1:]))
+        for (x0, y0), (x1, y1) in zip(route[0::2], route[1::2]):
+            assert x0 == x1 and y1 <= np.floor(y0) <= y0              # vertical across one layer
     loss, _ = shared_graph()
     shared = build_graph(loss)
-    long_edges = [r for r in layered_layout(shared).routes if len(r) > 2]
+    long_edges = [r for r in layered_layout(shared).routes if len(r) > 4]
     assert len(long_edges) == 2              # exp -> add skips the mul's layer, a -> mul skips exp's
 
 
@@ -100,7 +105,7 @@ def test_to_dot_lists_every_node_and_edge():
     assert dot.startswith("digraph minigrad {") and dot.rstrip().endswith("}")
     node_lines = re.findall(r'^  n(\d+) \[label="([^"]*)"', dot, flags=re.M)
     assert [int(i) for i, _ in node_lines] == list(range(8))
-    assert ('7', "w\\n[3, 2]") in node_lines and ('5', "MatMulBackward0\\n[4, 2]") in node_lines
+    assert ('7', "w\\n[3, 2]") in node_lines and ('5', "MmBackward0\\n[4, 2]") in node_lines
     edges = set(re.findall(r"^  n(\d+) -> n(\d+);", dot, flags=re.M))
     assert edges == {("1", "0"), ("2", "1"), ("3", "2"), ("4", "3"), ("5", "4"), ("6", "4"), ("7", "5")}
 

@@ -114,3 +114,30 @@ def test_plot_curves_groups_metrics_by_kind():
     assert plot_curves(history, ax=ax) is figure and len(ax.lines) == 3
     with pytest.raises(ValueError):
         plot_curves({})
+
+
+def chroma(rgba: np.ndarray) -> np.ndarray:
+    """How far each colour is from a grey: max - min of its RGB channels."""
+    return rgba[..., :3].max(axis=-1) - rgba[..., :3].min(axis=-1)
+
+
+@pytest.mark.parametrize("height, width", [(4, 4), (3, 6), (5, 5)], ids=["16px", "18px", "25px"])
+def test_show_im2col_colours_no_input_pixel_grey(height, width):
+    # A 4x4 image used tab20's greys (14 and 15) for two pixels, so they looked like padding.
+    x = np.arange(height * width, dtype=float).reshape(height, width)
+    figure = show_im2col(mg.tensor(x), kernel_size=3, padding=1)
+    pixels = figure.axes[0].images[0].get_array()[1:-1, 1:-1]    # inside the padding
+    padding = figure.axes[0].images[0].get_array()[0, 0]
+    assert chroma(padding) == 0
+    assert chroma(pixels).min() > 0.05, chroma(pixels).round(3)
+    assert len({tuple(p) for p in pixels.reshape(-1, 4)}) == height * width   # all distinct
+
+
+def test_show_grid_captions_name_each_image():
+    images = np.zeros((3, 2, 2))
+    figure = show_grid(images, captions=[f"label {y}" for y in (7, 2, 1)])
+    titles = [ax.get_title() for ax in figure.axes if ax.images]
+    assert titles == ["label 7", "label 2", "label 1"]
+    assert [ax.get_title() for ax in show_grid(images).axes if ax.images] == ["0", "1", "2"]
+    with pytest.raises(ValueError, match="2 captions for 3 images"):
+        show_grid(images, captions=["a", "b"])

@@ -17,7 +17,11 @@ __all__ = ["ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GEL
 
 
 class ReLU(Module):
-    """y = max(x, 0);  ``inplace=True`` overwrites the input."""
+    """y = max(x, 0);  ``inplace=True`` overwrites the input.
+
+    Args:
+        inplace: overwrite the input with the result instead of allocating a new tensor.
+    """
 
     def __init__(self, inplace: bool = False):
         super().__init__()
@@ -31,7 +35,12 @@ class ReLU(Module):
 
 
 class LeakyReLU(Module):
-    """y = x where x > 0, else negative_slope·x;  ``inplace=True`` overwrites the input."""
+    """y = x where x > 0, else negative_slope·x;  ``inplace=True`` overwrites the input.
+
+    Args:
+        negative_slope: the slope for negative inputs.
+        inplace: overwrite the input with the result instead of allocating a new tensor.
+    """
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
         super().__init__()
@@ -60,7 +69,11 @@ class Tanh(Module):
 
 
 class Softmax(Module):
-    """yᵢ = e^xᵢ / Σⱼ e^xⱼ along ``dim``."""
+    """yᵢ = e^xᵢ / Σⱼ e^xⱼ along ``dim``.
+
+    Args:
+        dim: the dimension the probabilities sum to 1 along (None: PyTorch's legacy guess, with a warning).
+    """
 
     def __init__(self, dim: int | None = None):
         super().__init__()
@@ -74,7 +87,11 @@ class Softmax(Module):
 
 
 class LogSoftmax(Module):
-    """yᵢ = xᵢ − log Σⱼ e^xⱼ along ``dim``."""
+    """yᵢ = xᵢ − log Σⱼ e^xⱼ along ``dim``.
+
+    Args:
+        dim: the dimension to normalise along (None: PyTorch's legacy guess, with a warning).
+    """
 
     def __init__(self, dim: int | None = None):
         super().__init__()
@@ -88,7 +105,11 @@ class LogSoftmax(Module):
 
 
 class Softmin(Module):
-    """yᵢ = e^−xᵢ / Σⱼ e^−xⱼ along ``dim`` (the softmax of −x)."""
+    """yᵢ = e^−xᵢ / Σⱼ e^−xⱼ along ``dim`` (the softmax of −x).
+
+    Args:
+        dim: the dimension to normalise along (None: PyTorch's legacy guess, with a warning).
+    """
 
     def __init__(self, dim: int | None = None):
         super().__init__()
@@ -102,7 +123,11 @@ class Softmin(Module):
 
 
 class GELU(Module):
-    """y = x·Φ(x), Φ the standard normal CDF; ``approximate='tanh'`` uses its tanh approximation."""
+    """y = x·Φ(x), Φ the standard normal CDF; ``approximate='tanh'`` uses its tanh approximation.
+
+    Args:
+        approximate: ``'none'`` (the exact erf form) or ``'tanh'``.
+    """
 
     def __init__(self, approximate: str = "none"):
         super().__init__()
@@ -116,7 +141,11 @@ class GELU(Module):
 
 
 class SiLU(Module):
-    """y = x·σ(x) (the swish);  ``inplace=True`` overwrites the input."""
+    """y = x·σ(x) (the swish);  ``inplace=True`` overwrites the input.
+
+    Args:
+        inplace: overwrite the input with the result instead of allocating a new tensor.
+    """
 
     def __init__(self, inplace: bool = False):
         super().__init__()
@@ -130,7 +159,12 @@ class SiLU(Module):
 
 
 class ELU(Module):
-    """y = x where x > 0, else α(eˣ − 1);  ``inplace=True`` overwrites the input."""
+    """y = x where x > 0, else α(eˣ − 1);  ``inplace=True`` overwrites the input.
+
+    Args:
+        alpha: the value −α that negative inputs approach.
+        inplace: overwrite the input with the result instead of allocating a new tensor.
+    """
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
@@ -145,7 +179,12 @@ class ELU(Module):
 
 
 class Softplus(Module):
-    """y = log(1 + e^(βx)) / β, and y = x where βx > threshold (for numerical stability)."""
+    """y = log(1 + e^(βx)) / β, and y = x where βx > threshold (for numerical stability).
+
+    Args:
+        beta: the sharpness β.
+        threshold: above βx > threshold the output is x.
+    """
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0):
         super().__init__()

@@ -99,7 +99,20 @@ class _BatchNorm(Module):
 
 
 class BatchNorm1d(_BatchNorm):
-    """Input (N, C) or (N, C, L): statistics per channel over N (and L)."""
+    """Input (N, C) or (N, C, L): statistics per channel over N (and L).
+
+    Args:
+        num_features: C, the number of channels (features) normalised separately.
+        eps: added to the variance before the square root, for numerical stability.
+        momentum: the running statistics' update weight: running = (1 − momentum)·running + momentum·batch;
+            None averages all batches seen (a cumulative mean).
+        affine: learn a scale ``weight`` (γ, init 1) and shift ``bias`` (β, init 0) per channel.
+        track_running_stats: keep running mean and variance for ``eval()``; without them, evaluation uses the
+            batch's statistics too.
+        device: the device the parameters are created on (default: the CPU).
+        dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
+        bias: with ``affine``, whether β is learned (``bias=False``: scale only).
+    """
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (2, 3):
@@ -107,7 +120,20 @@ class BatchNorm1d(_BatchNorm):
 
 
 class BatchNorm2d(_BatchNorm):
-    """Input (N, C, H, W): statistics per channel over N, H and W."""
+    """Input (N, C, H, W): statistics per channel over N, H and W.
+
+    Args:
+        num_features: C, the number of channels (features) normalised separately.
+        eps: added to the variance before the square root, for numerical stability.
+        momentum: the running statistics' update weight: running = (1 − momentum)·running + momentum·batch;
+            None averages all batches seen (a cumulative mean).
+        affine: learn a scale ``weight`` (γ, init 1) and shift ``bias`` (β, init 0) per channel.
+        track_running_stats: keep running mean and variance for ``eval()``; without them, evaluation uses the
+            batch's statistics too.
+        device: the device the parameters are created on (default: the CPU).
+        dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
+        bias: with ``affine``, whether β is learned (``bias=False``: scale only).
+    """
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:

@@ -117,7 +117,11 @@ class Sequential(Module):
 
 
 class ModuleList(Module):
-    """A list of modules, registered so that their parameters belong to the parent. No ``forward``."""
+    """A list of modules, registered so that their parameters belong to the parent. No ``forward``.
+
+    Args:
+        modules: the modules to hold, in order (an iterable).
+    """
 
     def __init__(self, modules: Iterable[Module] | None = None):
         super().__init__()
@@ -199,6 +203,9 @@ class ModuleDict(Module):
     """A dict of modules (insertion-ordered), registered under their keys. No ``forward``.
 
     ``ModuleDict({"enc": enc, "dec": dec})`` or ``ModuleDict([("enc", enc), ("dec", dec)])``.
+
+    Args:
+        modules: name-module pairs (a mapping or an iterable of pairs).
     """
 
     def __init__(self, modules: Mapping[str, Module] | Iterable[tuple[str, Module]] | None = None):
@@ -252,6 +259,9 @@ class ParameterList(Module):
     """A list of parameters registered under ``"0"``, ``"1"``, ...; a plain Tensor put in becomes a Parameter.
 
     Other objects may be held too (a Module is registered as a child). No ``forward``.
+
+    Args:
+        values: the parameters to hold, in order (tensors become Parameters).
     """
 
     def __init__(self, values: Iterable[Any] | None = None):
@@ -309,6 +319,9 @@ class ParameterDict(Module):
     As PyTorch's, ``update`` with a plain ``dict`` adds its entries in sorted key order (an
     ``OrderedDict``, a ParameterDict or a list of pairs keep theirs); a missing key raises
     AttributeError, as ``getattr`` does. No ``forward``.
+
+    Args:
+        parameters: name-parameter pairs (a mapping or an iterable of pairs).
     """
 
     def __init__(self, parameters: Any = None):

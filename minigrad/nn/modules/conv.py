@@ -84,6 +84,24 @@ class Conv2d(_ConvNd):
     H_out = ⌊(H + 2·padding − dilation·(kh − 1) − 1) / stride⌋ + 1 (likewise W_out).
     ``kernel_size``, ``stride``, ``padding``, ``dilation``: an int or a pair; ``padding`` may
     also be ``'valid'`` (none) or ``'same'`` (output as large as the input, stride 1).
+
+    Args:
+        in_channels: C_in, the channels of the input.
+        out_channels: C_out, the channels of the output (the number of filters).
+        kernel_size: the filter's size: an int or a tuple (one entry per spatial dimension).
+        stride: the step between windows: an int or a tuple (default 1).
+        padding: zeros (or ``padding_mode``'s values) added on every side: an int, a tuple, ``'valid'`` (none)
+            or ``'same'`` (output as large as the input; stride 1 only).
+        dilation: the spacing between the filter's taps (default 1: a dense filter).
+        groups: split the channels into this many independent convolutions; C_in and C_out must be multiples
+            of it (``groups=C_in``: a depthwise convolution).
+        bias: whether to learn a bias per output channel.
+        padding_mode: ``'zeros'`` (the default), ``'reflect'``, ``'replicate'`` or ``'circular'``.
+        device: the device the parameters are created on (default: the CPU).
+        dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
+        algorithm: minigrad only: how this layer's convolution and backward are computed, ``'im2col'``,
+            ``'rot180'`` or ``'naive'``; None (the default) follows ``nn.conv_algorithm(...)`` blocks, else
+            ``'im2col'``.
     """
 
     _ntuple = staticmethod(_pair)
@@ -142,6 +160,24 @@ class Conv1d(_ConvNd):
     (stored as 1-tuples); ``padding`` may also be ``'valid'`` or ``'same'``. The weight is
     (C_out, C_in/groups, k); ``F.conv1d`` computes it as a conv2d of height 1, so
     ``algorithm=`` and ``nn.conv_algorithm`` choose its algorithm as for Conv2d.
+
+    Args:
+        in_channels: C_in, the channels of the input.
+        out_channels: C_out, the channels of the output (the number of filters).
+        kernel_size: the filter's size: an int or a tuple (one entry per spatial dimension).
+        stride: the step between windows: an int or a tuple (default 1).
+        padding: zeros (or ``padding_mode``'s values) added on every side: an int, a tuple, ``'valid'`` (none)
+            or ``'same'`` (output as large as the input; stride 1 only).
+        dilation: the spacing between the filter's taps (default 1: a dense filter).
+        groups: split the channels into this many independent convolutions; C_in and C_out must be multiples
+            of it (``groups=C_in``: a depthwise convolution).
+        bias: whether to learn a bias per output channel.
+        padding_mode: ``'zeros'`` (the default), ``'reflect'``, ``'replicate'`` or ``'circular'``.
+        device: the device the parameters are created on (default: the CPU).
+        dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
+        algorithm: minigrad only: how this layer's convolution and backward are computed, ``'im2col'``,
+            ``'rot180'`` or ``'naive'``; None (the default) follows ``nn.conv_algorithm(...)`` blocks, else
+            ``'im2col'``.
     """
 
     _ntuple = staticmethod(_single)

@@ -15,7 +15,12 @@ __all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
-    """y = x ⊙ m / (1 − p), m ~ Bernoulli(1 − p), while ``training``; y = x otherwise."""
+    """y = x ⊙ m / (1 − p), m ~ Bernoulli(1 − p), while ``training``; y = x otherwise.
+
+    Args:
+        p: the probability of zeroing each element.
+        inplace: overwrite the input with the result instead of allocating a new tensor.
+    """
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
@@ -32,7 +37,12 @@ class Dropout(Module):
 
 
 class Dropout2d(Dropout):
-    """Zero whole channels while training: y[n, c] = x[n, c] · m[n, c] / (1 − p), m ~ Bernoulli(1 − p)."""
+    """Zero whole channels while training: y[n, c] = x[n, c] · m[n, c] / (1 − p), m ~ Bernoulli(1 − p).
+
+    Args:
+        p: the probability of zeroing each channel.
+        inplace: overwrite the input with the result instead of allocating a new tensor.
+    """
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)

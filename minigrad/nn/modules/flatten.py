@@ -12,7 +12,12 @@ __all__ = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):
-    """(N, C, H, W) -> (N, C·H·W) with the defaults ``start_dim=1, end_dim=-1``."""
+    """(N, C, H, W) -> (N, C·H·W) with the defaults ``start_dim=1, end_dim=-1``.
+
+    Args:
+        start_dim: the first dimension flattened.
+        end_dim: the last dimension flattened.
+    """
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1):
         super().__init__()
@@ -27,7 +32,12 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
-    """Split dimension ``dim`` into ``unflattened_size`` (one entry may be −1): (N, 12) -> (N, 3, 2, 2)."""
+    """Split dimension ``dim`` into ``unflattened_size`` (one entry may be −1): (N, 12) -> (N, 3, 2, 2).
+
+    Args:
+        dim: the dimension to split.
+        unflattened_size: the sizes it is split into; their product must be its size.
+    """
 
     def __init__(self, dim: int, unflattened_size: Any):
         super().__init__()

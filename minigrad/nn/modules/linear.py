@@ -30,6 +30,13 @@ class Linear(Module):
 
     ``weight`` is (out_features, in_features) and ``bias`` (out_features), both drawn from
     U(−1/√in_features, 1/√in_features) — PyTorch's default (Kaiming-uniform with a = √5).
+
+    Args:
+        in_features: the size of each input's last dimension.
+        out_features: the size of each output's last dimension.
+        bias: whether to learn the additive bias ``b``.
+        device: the device the parameters are created on (default: the CPU).
+        dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,

@@ -36,6 +36,15 @@ class CrossEntropyLoss(_WeightedLoss):
 
     Input: logits (N, C) or (N, C, d1, ...); target: int64 class indices (N) or (N, d1, ...),
     or class probabilities of the input's shape.
+
+    Args:
+        weight: a rescaling weight per class (C), kept as a buffer; None weighs every class 1.
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        ignore_index: targets equal to this class contribute no loss and no gradient (and do not count in the
+            mean).
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
+        label_smoothing: ε in [0, 1]: the target becomes (1 − ε)·one-hot + ε/C.
     """
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
@@ -51,7 +60,16 @@ class CrossEntropyLoss(_WeightedLoss):
 
 
 class NLLLoss(_WeightedLoss):
-    """loss = −input[target] for log-probabilities (use after ``LogSoftmax``)."""
+    """loss = −input[target] for log-probabilities (use after ``LogSoftmax``).
+
+    Args:
+        weight: a rescaling weight per class (C), kept as a buffer; None weighs every class 1.
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        ignore_index: targets equal to this class contribute no loss and no gradient (and do not count in the
+            mean).
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
+    """
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean"):
@@ -64,7 +82,13 @@ class NLLLoss(_WeightedLoss):
 
 
 class MSELoss(_Loss):
-    """loss = (input − target)², averaged over all elements (or summed, or not reduced)."""
+    """loss = (input − target)², averaged over all elements (or summed, or not reduced).
+
+    Args:
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
+    """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
@@ -74,6 +98,12 @@ class BCELoss(_WeightedLoss):
     """loss = −w·[y·log x + (1 − y)·log(1 − x)] for probabilities x in [0, 1] (use after ``Sigmoid``).
 
     Each log is clamped at −100; ``weight`` (a buffer) broadcasts to the input's shape.
+
+    Args:
+        weight: a rescaling weight broadcast to the input's shape (a buffer).
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
     """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
@@ -85,6 +115,13 @@ class BCEWithLogitsLoss(_Loss):
     loss = −w·[p·y·log σ(x) + (1 − y)·log(1 − σ(x))].
 
     ``weight`` w and ``pos_weight`` p (one per class, broadcast along the last dimension) are buffers.
+
+    Args:
+        weight: a rescaling weight broadcast to the input's shape (a buffer).
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
+        pos_weight: a weight for the positive examples, one per class (broadcast along the last dimension).
     """
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
@@ -99,14 +136,27 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class L1Loss(_Loss):
-    """loss = |input − target|, averaged over all elements (or summed, or not reduced)."""
+    """loss = |input − target|, averaged over all elements (or summed, or not reduced).
+
+    Args:
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
+    """
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
-    """loss = ½d²/β where |d| < β, else |d| − ½β, for d = input − target."""
+    """loss = ½d²/β where |d| < β, else |d| − ½β, for d = input − target.
+
+    Args:
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
+        beta: where the loss turns from quadratic to linear.
+    """
 
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
                  beta: float = 1.0):
@@ -118,7 +168,12 @@ class SmoothL1Loss(_Loss):
 
 
 class HuberLoss(_Loss):
-    """loss = ½d² where |d| < δ, else δ(|d| − ½δ), for d = input − target."""
+    """loss = ½d² where |d| < δ, else δ(|d| − ½δ), for d = input − target.
+
+    Args:
+        reduction: ``'mean'`` (the default), ``'sum'``, or ``'none'`` for one loss per element.
+        delta: where the loss turns from quadratic to linear.
+    """
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0):
         super().__init__(reduction=reduction)
@@ -134,6 +189,12 @@ class KLDivLoss(_Loss):
 
     ``reduction='batchmean'`` (sum / batch size) gives the KL divergence per sample; 'mean' averages over
     every element and warns, as PyTorch's.
+
+    Args:
+        size_average: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``reduce``.
+        reduce: deprecated (PyTorch's legacy flag): when given, it sets ``reduction`` with ``size_average``.
+        reduction: ``'batchmean'`` (the KL divergence per sample), ``'mean'``, ``'sum'`` or ``'none'``.
+        log_target: ``target`` holds log-probabilities too.
     """
 
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",

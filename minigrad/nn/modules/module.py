@@ -34,7 +34,11 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 class RemovableHandle:
-    """Returned by ``register_forward_hook`` and friends; ``handle.remove()`` unregisters the hook."""
+    """Returned by ``register_forward_hook`` and friends; ``handle.remove()`` unregisters the hook.
+
+    Args:
+        hooks: the dictionary the hook was registered in; ``remove()`` deletes it there.
+    """
 
     _next_id = 0
 

@@ -43,13 +43,30 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    """y = the maximum of each (dilated) window of k along L; L_out = ⌊(L + 2p − d(k − 1) − 1) / s⌋ + 1."""
+    """y = the maximum of each (dilated) window of k along L; L_out = ⌊(L + 2p − d(k − 1) − 1) / s⌋ + 1.
+
+    Args:
+        kernel_size: the window's length.
+        stride: the window's step: an int; None (the default) means ``kernel_size``.
+        padding: implicit padding on every side (−∞ for max, 0 for average), at most half the kernel.
+        dilation: the spacing between the window's taps (1: a dense window).
+        return_indices: also return the flat index of each maximum within its input plane.
+        ceil_mode: compute the output size with ⌈⌉ instead of ⌊⌋, so a last partial window counts.
+    """
 
     _pool = staticmethod(F.max_pool1d)
 
 
 class AvgPool1d(Module):
-    """y = the mean of each window of k along L (padding counted unless ``count_include_pad=False``)."""
+    """y = the mean of each window of k along L (padding counted unless ``count_include_pad=False``).
+
+    Args:
+        kernel_size: the window's length.
+        stride: the window's step: an int; None (the default) means ``kernel_size``.
+        padding: implicit padding on every side (−∞ for max, 0 for average), at most half the kernel.
+        ceil_mode: compute the output size with ⌈⌉ instead of ⌊⌋, so a last partial window counts.
+        count_include_pad: count the padding zeros in each window's divisor.
+    """
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True):
@@ -69,13 +86,31 @@ class AvgPool1d(Module):
 
 
 class MaxPool2d(_MaxPoolNd):
-    """y = the maximum of each (dilated) kh×kw window; H_out = ⌊(H + 2p − d(k − 1) − 1) / s⌋ + 1."""
+    """y = the maximum of each (dilated) kh×kw window; H_out = ⌊(H + 2p − d(k − 1) − 1) / s⌋ + 1.
+
+    Args:
+        kernel_size: the window's size: an int or a pair (kh, kw).
+        stride: the window's step: an int or a pair; None (the default) means ``kernel_size``.
+        padding: implicit padding on every side (−∞ for max, 0 for average), at most half the kernel.
+        dilation: the spacing between the window's taps (1: a dense window).
+        return_indices: also return the flat index of each maximum within its input plane.
+        ceil_mode: compute the output size with ⌈⌉ instead of ⌊⌋, so a last partial window counts.
+    """
 
     _pool = staticmethod(F.max_pool2d)
 
 
 class AvgPool2d(Module):
-    """y = the mean of each kh×kw window (padding counted unless ``count_include_pad=False``)."""
+    """y = the mean of each kh×kw window (padding counted unless ``count_include_pad=False``).
+
+    Args:
+        kernel_size: the window's size: an int or a pair (kh, kw).
+        stride: the window's step: an int or a pair; None (the default) means ``kernel_size``.
+        padding: implicit padding on every side (−∞ for max, 0 for average), at most half the kernel.
+        ceil_mode: compute the output size with ⌈⌉ instead of ⌊⌋, so a last partial window counts.
+        count_include_pad: count the padding zeros in each window's divisor.
+        divisor_override: divide every window's sum by this instead of its size.
+    """
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int | None = None):
@@ -96,7 +131,11 @@ class AvgPool2d(Module):
 
 
 class AdaptiveAvgPool2d(Module):
-    """y = the mean of each adaptive window, for a fixed output size (1: global average pooling)."""
+    """y = the mean of each adaptive window, for a fixed output size (1: global average pooling).
+
+    Args:
+        output_size: the output's (H_out, W_out), or one int for both; None keeps that dimension's input size.
+    """
 
     def __init__(self, output_size: Any):
         super().__init__()
@@ -110,7 +149,12 @@ class AdaptiveAvgPool2d(Module):
 
 
 class AdaptiveMaxPool2d(Module):
-    """y = the maximum of each adaptive window, for a fixed output size."""
+    """y = the maximum of each adaptive window, for a fixed output size.
+
+    Args:
+        output_size: the output's (H_out, W_out), or one int for both; None keeps that dimension's input size.
+        return_indices: also return the flat index of each maximum within its input plane.
+    """
 
     def __init__(self, output_size: Any, return_indices: bool = False):
         super().__init__()

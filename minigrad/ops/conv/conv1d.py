@@ -12,11 +12,42 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad.ops.conv.functional import conv2d
+from minigrad.autograd.function import Function
+from minigrad.ops.conv.functional import Conv2dFunction, conv2d
 from minigrad.ops.conv.geometry import integer_size
 from minigrad.tensor import Tensor
 
-__all__ = ["conv1d", "conv_single"]
+__all__ = ["Conv1dFunction", "conv1d", "conv_single"]
+
+
+def _height_one(t: Tensor) -> Tensor:
+    """(N, C, L) seen as (N, C, 1, L), sharing ``t``'s storage and version counter."""
+    out = Tensor(t.array[:, :, None])
+    out._base = t if t._base is None else t._base
+    return out
+
+
+class Conv1dFunction(Function):
+    """y = x ⋆ W + b on (N, C, L): conv2d's forward and backward on height-1 views, in one node
+    (PyTorch's ``ConvolutionBackward0``, whose inputs are the 3-D input, weight and bias)."""
+
+    node_name = "ConvolutionBackward0"
+    graph_inputs = (0, 1, 2)
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, stride, padding, dilation, groups, algorithm=None):  # noqa: A002
+        out = Conv2dFunction.forward(ctx, _height_one(input), _height_one(weight), bias, (1, stride),
+                                     (0, padding), (1, dilation), groups, algorithm)
+        return Tensor(out.array[:, :, 0])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_input, grad_weight, grad_bias = Conv2dFunction.backward(ctx, _height_one(grad_output))[:3]
+        if grad_input is not None:
+            grad_input = Tensor(grad_input.array[:, :, 0])
+        if grad_weight is not None:
+            grad_weight = Tensor(grad_weight.array[:, :, 0])
+        return grad_input, grad_weight, grad_bias, None, None, None, None, None
 
 
 def conv_single(value: Any, name: str) -> int:
@@ -88,6 +119,10 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
     else:
         padding = conv_single(padding, "padding")
     _check_conv1d(input, weight, bias, stride, padding, dilation, groups)
+    total = dilation * (weight.shape[2] - 1)  # 'same' pads this much in all
+    symmetric = {"valid": 0, "same": total // 2 if total % 2 == 0 else None}.get(padding, padding)
+    if symmetric is not None:
+        return Conv1dFunction.apply(input, weight, bias, stride, symmetric, dilation, groups, algorithm)
     padding_2d = padding if isinstance(padding, str) else (0, padding)
     out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride), padding_2d, (1, dilation),
                  groups, algorithm=algorithm)

@@ -114,6 +114,9 @@ def _check_conv(x: Tensor, weight: Tensor, bias: Tensor | None, stride: Pair, pa
 class Conv2dFunction(Function):
     """y = x ⋆ W + b by the chosen algorithm; the backward uses the algorithm the forward used."""
 
+    node_name = "ConvolutionBackward0"
+    graph_inputs = (0, 1, 2)  # input, weight, bias (None without one), as PyTorch
+
     @staticmethod
     def forward(ctx, input, weight, bias, stride, padding, dilation, groups, algorithm=None):  # noqa: A002
         stride, padding, dilation = conv_pair(stride, "stride"), conv_pair(padding, "padding"), \
