@@ -48,10 +48,21 @@ class Node:
     _num_inputs = 0
     _sequence_nr = 0
     _trace: list | None = None
-    _name: str | None = None     # set where one Function stands for several of PyTorch's nodes
+
+    @property
+    def _name(self) -> str:
+        return type(self).__name__
+
+    @_name.setter
+    def _name(self, name: str) -> None:
+        """Where one Function stands for several of PyTorch's nodes (``t``, ``transpose`` and
+        ``permute`` are one Permute), the node becomes an instance of a subclass of that name,
+        so that ``type(grad_fn).__name__`` is PyTorch's too."""
+        if name != type(self).__name__:
+            self.__class__ = _renamed_class(type(self), name)
 
     def name(self) -> str:
-        return self._name or type(self).__name__
+        return type(self).__name__
 
     def register_hook(self, hook: Any) -> None:
         """``hook(grad_inputs, grad_outputs)`` runs after this node's backward (for inspection)."""
@@ -61,6 +72,18 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+_RENAMED: dict[tuple[type, str], type] = {}
+
+
+def _renamed_class(cls: type, name: str) -> type:
+    """``cls`` under another name (one subclass per name, made once)."""
+    renamed = _RENAMED.get((cls, name))
+    if renamed is None:
+        base = getattr(cls, "_renamed_from", cls)
+        renamed = _RENAMED[(cls, name)] = type(name, (base,), {"_renamed_from": base})
+    return renamed
 
 
 class AccumulateGrad(Node):

@@ -337,7 +337,7 @@ class BackwardStepper:
         its minigrad class (``max(dim)``'s node is 'MaxBackward0' of class 'MaxDimBackward0'), a
         parameter's name, a Node, a Function class, or a predicate."""
         if isinstance(kind, str):
-            return lambda node: node.name().startswith(kind) or type(node).__name__.startswith(kind) or (
+            return lambda node: node.name().startswith(kind) or _class_name(node).startswith(kind) or (
                 isinstance(node, AccumulateGrad) and self._names.get(id(node.variable)) == kind)
         if isinstance(kind, Node):
             return lambda node: node is kind
@@ -410,3 +410,8 @@ class BackwardStepper:
         body = "".join(f"<tr>{cells(step.summary(), 'td')}</tr>" for step in self.steps)
         footer = "" if self.done else f"<p>next: <code>{escape(self.next_node.name())}</code></p>"
         return f"<table><tr>{cells(_HEADER, 'th')}</tr>{body}</table>{footer}"
+
+
+def _class_name(node: Node) -> str:
+    """The node's minigrad class ('MaxDimBackward0'), also where it bears PyTorch's name ('MaxBackward0')."""
+    return getattr(type(node), "_renamed_from", type(node)).__name__

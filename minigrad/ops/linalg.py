@@ -154,10 +154,6 @@ class Dot(MatMul):  # PyTorch's node: DotBackward0
     """c = Σ aᵢ bᵢ;   dc/da = b,  dc/db = a  (MatMul's backward for two 1-D operands)."""
 
 
-class Mv(MatMul):  # PyTorch's node: MvBackward0
-    """y = A x for a matrix A and a vector x;   dA = dy xᵀ,  dx = Aᵀ dy (MatMul's backward)."""
-
-
 class Bmm(MatMul):  # PyTorch's node: BmmBackward0
     """C[n] = A[n] B[n] for each batch n;   dA = dC Bᵀ,  dB = Aᵀ dC per batch."""
 
