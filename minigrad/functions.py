@@ -12,7 +12,7 @@ import functools
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
@@ -26,8 +26,10 @@ from minigrad.ops import sorting as _sorting
 from minigrad.ops._util import TORCH_TYPE_NAMES
 from minigrad.tensor import Tensor, _required_dim, numpy_keywords
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-def _on_tensor(function: Callable) -> Callable:
+
+def _on_tensor(function: _F) -> _F:
     """``function`` with PyTorch's TypeError when its first argument (``input``) is not a Tensor."""
     @functools.wraps(function)
     def checked(input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 (PyTorch's name)
@@ -35,10 +37,10 @@ def _on_tensor(function: Callable) -> Callable:
             raise TypeError(f"{function.__name__}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
         return function(input, *args, **kwargs)
-    return checked
+    return cast(_F, checked)
 
 
-def _writing_out(function: Callable) -> Callable:
+def _writing_out(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` with PyTorch's ``out=``: the result is written into ``out`` (resized if its shape
     differs), which is returned. Not differentiable, so no argument may require grad."""
     @functools.wraps(function)

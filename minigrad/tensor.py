@@ -14,8 +14,8 @@ import copy
 import functools
 import warnings
 import weakref
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, ParamSpec, TypeVar
 
 import numpy
 
@@ -74,12 +74,25 @@ class _AllDims:
 
 ALL_DIMS = _AllDims()
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
-def numpy_keywords(function: Any) -> Any:
+# Tensor has methods named bool, int and float, and inside its class body those names are the
+# methods: its annotations say _bool, _int and _float instead (as PyTorch's own stubs do).
+_bool = bool
+_int = int
+_float = float
+
+
+def numpy_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """``function`` that also takes NumPy's ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``,
-    as PyTorch's functions and methods do (``t.sum(axis=1, keepdims=True)``)."""
+    as PyTorch's functions and methods do (``t.sum(axis=1, keepdims=True)``).
+
+    Typed as returning ``function``'s own signature, so that type checkers and editors see
+    ``t.sum()``'s parameters and result; the NumPy spellings are the aliases only at run time.
+    """
     @functools.wraps(function)
-    def accepting(*args: Any, **kwargs: Any) -> Any:
+    def accepting(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         for numpy_name, torch_name in (("axis", "dim"), ("keepdims", "keepdim")):
             if numpy_name in kwargs:
                 if torch_name in kwargs:
@@ -504,7 +517,7 @@ class Tensor:
     def clone(self) -> Tensor:
         return conversion.Clone.apply(self)
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self) -> _bool:
         """False for a view that PyTorch would also hold out of order (``x.t()``, ``x[:, ::2]``).
 
         A tensor that an operation made is contiguous, as PyTorch's results are; the memory order
@@ -643,24 +656,24 @@ class Tensor:
     def zero_(self) -> Tensor:
         return inplace.fill(self, "zero_", 0)
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    def uniform_(self, a: _float = 0.0, b: _float = 1.0, *, generator: Any = None) -> Tensor:
         return inplace.fill_random(self, "uniform_", "uniform", a, b, generator)
 
-    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    def normal_(self, mean: _float = 0.0, std: _float = 1.0, *, generator: Any = None) -> Tensor:
         return inplace.fill_random(self, "normal_", "normal", mean, std, generator)
 
-    def random_(self, *bounds: int | None, generator: Any = None) -> Tensor:
+    def random_(self, *bounds: _int | None, generator: Any = None) -> Tensor:
         """Integers uniform in [0, to) for ``random_(to)``, in [from, to) for ``random_(from, to)``."""
         return inplace.fill_random_integers(self, bounds, generator)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         inplace.apply(self, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
 
-    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+    def scatter_(self, dim: _int, index: Tensor, src: Any = None, *, value: Any = None,
                  reduce: str | None = None) -> Tensor:
         return scatter_ops.scatter_(self, dim, index, src, value=value, reduce=reduce)
 
-    def scatter_add_(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    def scatter_add_(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
         return scatter_ops.scatter_add_(self, dim, index, src)
 
     # --- comparisons (bool tensors, no gradient) ----------------------------------------
@@ -757,22 +770,22 @@ class Tensor:
     def ge(self, other: Any) -> Tensor:
         return comparison.ge(self, other)
 
-    def equal(self, other: Tensor) -> bool:
+    def equal(self, other: Tensor) -> _bool:
         return comparison.equal(self, other)
 
-    def allclose(self, other: Tensor, rtol: float = 1e-5, atol: float = 1e-8,
-                 equal_nan: bool = False) -> bool:
+    def allclose(self, other: Tensor, rtol: _float = 1e-5, atol: _float = 1e-8,
+                 equal_nan: _bool = False) -> _bool:
         return comparison.allclose(self, other, rtol, atol, equal_nan)
 
     def isnan(self) -> Tensor:
         return comparison.isnan(self)
 
     @numpy_keywords
-    def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def any(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
         return comparison.any(self, dim, keepdim)
 
     @numpy_keywords
-    def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def all(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
         return comparison.all(self, dim, keepdim)
 
     # --- math methods: each one line into minigrad.ops ---------------------------------
@@ -838,60 +851,60 @@ class Tensor:
         return elementwise.minimum(self, other)
 
     @numpy_keywords
-    def sum(self, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def sum(self, dim: Any = ALL_DIMS, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.sum(self, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
-    def mean(self, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def mean(self, dim: Any = ALL_DIMS, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.mean(self, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
-    def var(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+    def var(self, dim: Any = None, unbiased: Any = None, keepdim: _bool = False, *,
             correction: Any = None) -> Tensor:
         return reduction.var(self, dim, unbiased, keepdim, correction=correction)
 
     @numpy_keywords
-    def std(self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+    def std(self, dim: Any = None, unbiased: Any = None, keepdim: _bool = False, *,
             correction: Any = None) -> Tensor:
         return reduction.std(self, dim, unbiased, keepdim, correction=correction)
 
     @numpy_keywords
-    def max(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
+    def max(self, dim: Any = None, keepdim: _bool = False, *, other: Tensor | None = None) -> Any:
         return reduction.max(self, dim, keepdim, other=other)
 
     @numpy_keywords
-    def min(self, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:
+    def min(self, dim: Any = None, keepdim: _bool = False, *, other: Tensor | None = None) -> Any:
         return reduction.min(self, dim, keepdim, other=other)
 
     @numpy_keywords
-    def amax(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amax(self, dim: Any = (), keepdim: _bool = False) -> Tensor:
         return reduction.amax(self, dim, keepdim)
 
     @numpy_keywords
-    def amin(self, dim: Any = (), keepdim: bool = False) -> Tensor:
+    def amin(self, dim: Any = (), keepdim: _bool = False) -> Tensor:
         return reduction.amin(self, dim, keepdim)
 
     @numpy_keywords
-    def argmax(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def argmax(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
         return reduction.argmax(self, dim, keepdim)
 
     @numpy_keywords
-    def argmin(self, dim: Any = None, keepdim: bool = False) -> Tensor:
+    def argmin(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
         return reduction.argmin(self, dim, keepdim)
 
     @numpy_keywords
-    def softmax(self, dim: int, dtype: Any = None) -> Tensor:  # no implicit dim here, as in PyTorch
+    def softmax(self, dim: _int, dtype: Any = None) -> Tensor:  # no implicit dim here, as in PyTorch
         return softmax.softmax(self, _required_dim(dim, "softmax"), dtype)
 
     @numpy_keywords
-    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+    def log_softmax(self, dim: _int, dtype: Any = None) -> Tensor:
         return softmax.log_softmax(self, _required_dim(dim, "log_softmax"), dtype)
 
     # more math: rounding, logs, trigonometry, nan handling, reductions and products
     def sign(self) -> Tensor:
         return elementwise.sign(self)
 
-    def round(self, *, decimals: int = 0) -> Tensor:
+    def round(self, *, decimals: _int = 0) -> Tensor:
         return elementwise.round(self, decimals=decimals)
 
     def floor(self) -> Tensor:
@@ -956,8 +969,8 @@ class Tensor:
     def clamp_max(self, max: Any) -> Tensor:  # noqa: A002
         return elementwise.clamp_max(self, max)
 
-    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
-                   neginf: float | None = None) -> Tensor:
+    def nan_to_num(self, nan: _float = 0.0, posinf: _float | None = None,
+                   neginf: _float | None = None) -> Tensor:
         return elementwise.nan_to_num(self, nan, posinf, neginf)
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
@@ -970,18 +983,18 @@ class Tensor:
         return comparison.isfinite(self)
 
     @numpy_keywords
-    def prod(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    def prod(self, dim: Any = None, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.prod(self, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
-    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
+    def cumsum(self, dim: _int, *, dtype: Any = None) -> Tensor:
         return reduction.cumsum(self, dim, dtype=dtype)
 
     @numpy_keywords
-    def logsumexp(self, dim: Any, keepdim: bool = False) -> Tensor:
+    def logsumexp(self, dim: Any, keepdim: _bool = False) -> Tensor:
         return reduction.logsumexp(self, dim, keepdim)
 
-    def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    def norm(self, p: Any = "fro", dim: Any = None, keepdim: _bool = False, dtype: Any = None) -> Tensor:
         return reduction.norm(self, p, dim, keepdim, dtype)
 
     def dot(self, other: Tensor) -> Tensor:
@@ -1034,7 +1047,7 @@ class Tensor:
     def t(self) -> Tensor:
         return shape_ops.t(self)
 
-    def transpose(self, dim0: int, dim1: int) -> Tensor:
+    def transpose(self, dim0: _int, dim1: _int) -> Tensor:
         return shape_ops.transpose(self, dim0, dim1)
 
     def permute(self, *dims: Any) -> Tensor:
@@ -1052,7 +1065,7 @@ class Tensor:
     def reshape_as(self, other: Tensor) -> Tensor:
         return shape_ops.reshape(self, _other_tensor(other, "reshape_as").shape)
 
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> Tensor:
         return shape_ops.flatten(self, start_dim, end_dim)
 
     @numpy_keywords
@@ -1060,7 +1073,7 @@ class Tensor:
         return shape_ops.squeeze(self, dim)
 
     @numpy_keywords
-    def unsqueeze(self, dim: int) -> Tensor:
+    def unsqueeze(self, dim: _int) -> Tensor:
         return shape_ops.unsqueeze(self, dim)
 
     def expand(self, *sizes: Any) -> Tensor:
@@ -1071,16 +1084,16 @@ class Tensor:
 
     # --- pieces, rearrangements, picks and sorting (minigrad.ops.selection / sorting) ---------
 
-    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+    def chunk(self, chunks: _int, dim: _int = 0) -> tuple:
         return selection.chunk(self, chunks, dim)
 
-    def split(self, split_size: Any, dim: int = 0) -> tuple:
+    def split(self, split_size: Any, dim: _int = 0) -> tuple:
         return selection.split(self, split_size, dim)
 
-    def unbind(self, dim: int = 0) -> tuple:
+    def unbind(self, dim: _int = 0) -> tuple:
         return selection.unbind(self, dim)
 
-    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+    def narrow(self, dim: _int, start: _int, length: _int) -> Tensor:
         return selection.narrow(self, dim, start, length)
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
@@ -1088,10 +1101,10 @@ class Tensor:
 
     moveaxis = movedim
 
-    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+    def swapaxes(self, axis0: _int, axis1: _int) -> Tensor:
         return selection.swapaxes(self, axis0, axis1)
 
-    def swapdims(self, dim0: int, dim1: int) -> Tensor:
+    def swapdims(self, dim0: _int, dim1: _int) -> Tensor:
         return selection.swapaxes(self, dim0, dim1)
 
     def broadcast_to(self, size: Any) -> Tensor:
@@ -1106,11 +1119,11 @@ class Tensor:
     def repeat(self, *sizes: Any) -> Tensor:
         return selection.repeat(self, *sizes)
 
-    def repeat_interleave(self, repeats: Any, dim: int | None = None, *,
-                          output_size: int | None = None) -> Tensor:
+    def repeat_interleave(self, repeats: Any, dim: _int | None = None, *,
+                          output_size: _int | None = None) -> Tensor:
         return selection.repeat_interleave(self, repeats, dim, output_size=output_size)
 
-    def index_select(self, dim: int, index: Tensor) -> Tensor:
+    def index_select(self, dim: _int, index: Tensor) -> Tensor:
         return selection.index_select(self, dim, index)
 
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
@@ -1119,28 +1132,28 @@ class Tensor:
     def masked_fill_(self, mask: Tensor, value: Any) -> Tensor:
         return selection.masked_fill_(self, mask, value)
 
-    def tril(self, diagonal: int = 0) -> Tensor:
+    def tril(self, diagonal: _int = 0) -> Tensor:
         return selection.tril(self, diagonal)
 
-    def triu(self, diagonal: int = 0) -> Tensor:
+    def triu(self, diagonal: _int = 0) -> Tensor:
         return selection.triu(self, diagonal)
 
-    def tril_(self, diagonal: int = 0) -> Tensor:
+    def tril_(self, diagonal: _int = 0) -> Tensor:
         return inplace.apply(self, "tril_", lambda t: selection.tril(t, diagonal))
 
-    def triu_(self, diagonal: int = 0) -> Tensor:
+    def triu_(self, diagonal: _int = 0) -> Tensor:
         return inplace.apply(self, "triu_", lambda t: selection.triu(t, diagonal))
 
-    def diag(self, diagonal: int = 0) -> Tensor:
+    def diag(self, diagonal: _int = 0) -> Tensor:
         return selection.diag(self, diagonal)
 
-    def sort(self, dim: int = -1, descending: bool = False, *, stable: bool | None = None) -> Any:
+    def sort(self, dim: _int = -1, descending: _bool = False, *, stable: _bool | None = None) -> Any:
         return sorting.sort(self, dim, descending, stable=stable)
 
-    def argsort(self, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    def argsort(self, dim: _int = -1, descending: _bool = False, *, stable: _bool = False) -> Tensor:
         return sorting.argsort(self, dim, descending, stable=stable)
 
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    def topk(self, k: _int, dim: _int = -1, largest: _bool = True, sorted: _bool = True) -> Any:  # noqa: A002
         return sorting.topk(self, k, dim, largest, sorted)
 
     # --- sampling and counting (minigrad.ops.sampling / histogram) ------------------------------
@@ -1157,47 +1170,47 @@ class Tensor:
 
     # --- new tensors with this one's dtype and device (unless given) ---------------------------
 
-    def _new_options(self, dtype: Any, device: Any, requires_grad: bool) -> dict:
+    def _new_options(self, dtype: Any, device: Any, requires_grad: _bool) -> dict:
         return {"dtype": self.dtype if dtype is None else dtype,
                 "device": self.device if device is None else device, "requires_grad": requires_grad}
 
     def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
+                  requires_grad: _bool = False) -> Tensor:
         return creation.zeros(*size, **self._new_options(dtype, device, requires_grad))
 
     def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: _bool = False) -> Tensor:
         return creation.ones(*size, **self._new_options(dtype, device, requires_grad))
 
     def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
+                  requires_grad: _bool = False) -> Tensor:
         return creation.empty(*size, **self._new_options(dtype, device, requires_grad))
 
     def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-                 requires_grad: bool = False) -> Tensor:
+                 requires_grad: _bool = False) -> Tensor:
         if not isinstance(size, (tuple, list)):
             raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
                             f"{type(size).__name__}")
         return creation.full(size, fill_value, **self._new_options(dtype, device, requires_grad))
 
     def new_tensor(self, data: Any, *, dtype: Any = None, device: Any = None,
-                   requires_grad: bool = False) -> Tensor:
+                   requires_grad: _bool = False) -> Tensor:
         """A copy of ``data`` (cut from any graph) with this tensor's dtype and device unless given."""
         return creation.tensor(data, **self._new_options(dtype, device, requires_grad))
 
     def __getitem__(self, key: Any) -> Tensor:
         return indexing.getitem(self, key)
 
-    def gather(self, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    def gather(self, dim: _int, index: Tensor, *, sparse_grad: _bool = False) -> Tensor:
         """``out[i][j] = self[index[i][j]][j]`` for dim 0, ``self[i][index[i][j]]`` for dim 1."""
         return scatter_ops.gather(self, dim, index, sparse_grad=sparse_grad)
 
-    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+    def scatter(self, dim: _int, index: Tensor, src: Any = None, *, value: Any = None,
                 reduce: str | None = None) -> Tensor:
         """A copy with ``out[index[i][j]][j] = src[i][j]`` for dim 0 (or ``= value``)."""
         return scatter_ops.scatter(self, dim, index, src, value=value, reduce=reduce)
 
-    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    def scatter_add(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
         """A copy with ``out[index[i][j]][j] += src[i][j]`` for dim 0 (repeated indices add up)."""
         return scatter_ops.scatter_add(self, dim, index, src)
 

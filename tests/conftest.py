@@ -2,9 +2,11 @@
 
 This file's directory, ``tests/``, is put on ``sys.path`` by pytest (conftest files outside
 packages are imported that way), so every test module can import the shared helpers that
-live here: ``from _torch import require_torch`` and ``import standin_cupy``.
+live here: ``from _torch import require_torch``, ``from _reference import reference`` and
+``import standin_cupy``.
 """
 
+import _reference
 import pytest
 from _torch import ENV_VAR, torch_required
 
@@ -21,6 +23,18 @@ def pytest_configure(config: pytest.Config) -> None:
             import torch  # noqa: F401
         except ImportError as error:
             raise pytest.UsageError(f"{ENV_VAR} is set but PyTorch cannot be imported: {error}") from error
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Recorded PyTorch answers are keyed by test and call: start the count for this test."""
+    _reference.begin_test(item.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """While recording (``tests/reference/record.py``), write the answers the session gathered."""
+    if _reference.recording():
+        for path in _reference.write_records():
+            print(f"recorded {path.relative_to(_reference.TESTS.parent)}")
 
 
 @pytest.fixture(autouse=True)

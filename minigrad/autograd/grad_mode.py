@@ -5,11 +5,13 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from minigrad._arguments import bool_argument
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])  # a decorated function keeps its signature for type checkers
 
 
 class _GradMode:
@@ -42,15 +44,15 @@ class _GradModeContext:
         """A new context with the same setting: each call of a decorated function enters its own."""
         return self.__class__()
 
-    def __call__(self, function: Callable) -> Callable:
+    def __call__(self, function: _F) -> _F:
         if inspect.isgeneratorfunction(function):
-            return self._wrap_generator(function)
+            return cast(_F, self._wrap_generator(function))
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self._fresh():
                 return function(*args, **kwargs)
-        return wrapper
+        return cast(_F, wrapper)
 
     def _wrap_generator(self, function: Callable) -> Callable:
         """A generator runs in the mode each time it resumes; its caller keeps its own mode in between."""
@@ -98,7 +100,7 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     def _fresh(self) -> set_grad_enabled:
         return set_grad_enabled(self.mode)
 
-    def __call__(self, function: Callable) -> Callable:
+    def __call__(self, function: _F) -> _F:
         _GradMode.enabled = self._previous  # as a decorator it changes nothing until the call
         return super().__call__(function)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _reference import plain, reference
 from _torch import require_torch
 
 import minigrad
@@ -291,12 +292,14 @@ DIFFERENT = {
 
 
 def _graphs(name: str) -> tuple:
-    torch = require_torch()
+    """minigrad's graph and PyTorch's (recorded, as plain lists: see ``_reference``)."""
+    def theirs(torch):
+        _inputs.reset()
+        return walk(CASES[name](torch))
+
+    theirs_graph = reference(theirs)
     _inputs.reset()
-    ours = walk(CASES[name](minigrad))
-    _inputs.reset()
-    theirs = walk(CASES[name](torch))
-    return ours, theirs
+    return plain(walk(CASES[name](minigrad))), theirs_graph
 
 
 @pytest.mark.parametrize("name", [name for name in CASES if name not in DIFFERENT])

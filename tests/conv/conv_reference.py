@@ -1,7 +1,7 @@
 """The convolution settings the conv tests sweep, and PyTorch's answers for them (float64).
 
 Expected values come from PyTorch (torch.nn.functional.conv2d and its autograd), never
-from minigrad.
+from minigrad: live where PyTorch is installed, else as recorded (``_reference``).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy
+from _reference import reference
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,12 @@ assert any(case.groups == case.c_in == case.c_out for case in CASES)
 def torch_conv(case: ConvCase, x: numpy.ndarray, weight: numpy.ndarray, bias: numpy.ndarray | None,
                grad_out: numpy.ndarray | None = None) -> dict:
     """PyTorch's output and, given ``grad_out``, the gradients of x, weight (and bias), all float64."""
-    import torch
+    inputs = {"x": x, "weight": weight, "bias": bias, "grad_out": grad_out, "settings": case.settings}
+    return reference(lambda torch: _torch_conv(torch, case, x, weight, bias, grad_out), inputs)
 
+
+def _torch_conv(torch, case: ConvCase, x: numpy.ndarray, weight: numpy.ndarray, bias: numpy.ndarray | None,
+                grad_out: numpy.ndarray | None) -> dict:
     xt = torch.tensor(x, requires_grad=True)
     wt = torch.tensor(weight, requires_grad=True)
     bt = None if bias is None else torch.tensor(bias, requires_grad=True)

@@ -9,20 +9,15 @@ import warnings
 import numpy
 import pytest
 import standin_cupy
-from _torch import raises_like_torch
+from _torch import raises_like_torch, require_torch
 
 import minigrad as mg
 import minigrad.nn.functional as F
 import minigrad.nn.grad  # noqa: F401  (makes mg.nn.grad available)
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("torch.nn.grad")   # makes torch.nn.grad available
-
 rng = numpy.random.default_rng(11)
 X = rng.standard_normal((2, 4, 7, 6))
 W = rng.standard_normal((6, 2, 3, 2))
-
-
 
 
 def _host(t):
@@ -36,6 +31,7 @@ def _host(t):
 @pytest.mark.parametrize("padding", [1, "same"])
 def test_conv2d_of_an_empty_batch_is_empty_with_zero_gradients(algorithm, padding):
     """The im2col algorithm used to fail with NumPy's "cannot reshape array of size 0"."""
+    torch = require_torch()
     def run(lib, **kwargs):
         x = lib.zeros(0, 4, 7, 6, dtype=lib.float64, requires_grad=True)
         w = lib.tensor(W, requires_grad=True)
@@ -52,6 +48,7 @@ def test_conv2d_of_an_empty_batch_is_empty_with_zero_gradients(algorithm, paddin
 @pytest.mark.parametrize("algorithm", ["im2col", "rot180", "naive"])
 def test_nn_grad_of_an_empty_batch_with_its_own_gradients(algorithm):
     """conv2d_weight (and its backward) on no samples: a zero dW, as PyTorch gives."""
+    torch = require_torch()
     x = mg.zeros(0, 4, 7, 6, dtype=mg.float64, requires_grad=True)
     delta = mg.zeros(0, 6, 3, 3, dtype=mg.float64, requires_grad=True)
     w = mg.tensor(W, requires_grad=True)
@@ -97,6 +94,7 @@ def test_conv2d_sizes_must_be_ints(kwargs, fragment):
 
 
 def test_conv2d_sizes_accept_numpy_ints():
+    torch = require_torch()
     args = dict(stride=numpy.int64(2), padding=(numpy.int32(1), 1), dilation=[numpy.int64(1)])
     ours = F.conv2d(mg.tensor(X), mg.tensor(W), groups=2, **args)
     theirs = torch.nn.functional.conv2d(torch.tensor(X), torch.tensor(W), groups=2, **args)
@@ -117,6 +115,7 @@ def test_nn_grad_with_a_padding_string_is_a_runtimeerror(function):
 @pytest.mark.parametrize("size", [X.shape, list(X.shape), "Size"])
 def test_nn_grad_input_size_as_tuple_list_or_size(size):
     """Pinned while auditing: PyTorch's positional signature, input_size given three ways."""
+    torch = require_torch()
     delta = numpy.random.default_rng(0).standard_normal((2, 6, 5, 5))
     input_size = mg.Size(X.shape) if size == "Size" else size
     ours = mg.nn.grad.conv2d_input(input_size, mg.tensor(W), mg.tensor(delta), 1, 0, 1, 2)
@@ -126,6 +125,7 @@ def test_nn_grad_input_size_as_tuple_list_or_size(size):
 
 def test_conv2d_of_bool_is_not_implemented_as_in_torch():
     """A bool convolution used to come back as a tensor of ORs; integer convolutions stay allowed."""
+    torch = require_torch()
     def call(lib, dtype):
         x = lib.tensor(numpy.arange(25).reshape(1, 1, 5, 5) % 3 == 0)
         return lib.nn.functional.conv2d(x.to(getattr(lib, dtype)), x[:, :, :2, :2].to(getattr(lib, dtype)))
@@ -161,6 +161,7 @@ def test_same_padding_with_an_even_kernel_warns_as_torch():
 
 def test_factories_need_a_size_as_in_torch():
     """``zeros()`` is a TypeError in PyTorch (``zeros(())`` is the 0-d tensor)."""
+    torch = require_torch()
     for name in ("zeros", "ones", "empty", "rand", "randn"):
         with pytest.raises(TypeError):
             getattr(torch, name)()

@@ -5,12 +5,11 @@ import sys
 
 import numpy
 import pytest
+from _torch import require_torch
 from conv_reference import CASE_IDS, CASES, ConvCase, output_grad, torch_conv
 
 from minigrad.ops.conv import algo_im2col, algo_naive, algo_rot180
 from minigrad.ops.conv import im2col as im2col_module
-
-torch = pytest.importorskip("torch")
 
 ALGORITHMS = {"im2col": algo_im2col, "rot180": algo_rot180, "naive": algo_naive}
 
@@ -115,6 +114,7 @@ def test_dtype_is_kept(name, dtype):
 # --- rot180's pieces, each against an independent construction -----------------------------------
 
 def test_rotate_kernel_flips_both_axes_and_swaps_channels_per_group():
+    torch = require_torch()
     weight = numpy.random.default_rng(0).standard_normal((6, 2, 3, 2))    # 6 out, 4 in, groups 2
     rotated = algo_rot180.rotate_kernel(weight, groups=2)
     assert rotated.shape == (4, 3, 3, 2)                                   # (C_in, C_out/G, kh, kw)
@@ -139,6 +139,7 @@ def test_dilate_and_pad_grad_places_each_delta_stride_apart_inside_a_zero_frame(
 
 @pytest.mark.parametrize("case", [CASES[i] for i in (2, 6, 15)], ids=[CASE_IDS[i] for i in (2, 6, 15)])
 def test_correlate_is_torch_conv2d_without_padding(case):
+    torch = require_torch()
     x, weight, _ = case.arrays()
     expected = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(weight), None, case.stride, 0,
                                           case.dilation, case.groups).numpy()
@@ -148,6 +149,7 @@ def test_correlate_is_torch_conv2d_without_padding(case):
 
 def test_grad_input_is_the_full_correlation_with_the_rotated_kernel():
     """Assemble dx from the three named pieces by hand and compare with PyTorch's dx."""
+    torch = require_torch()
     case = CASES[6]
     x, weight, _ = case.arrays()
     grad_out = output_grad(case)

@@ -3,6 +3,8 @@ finite differences, for every algorithm; argument errors; choosing the algorithm
 
 import numpy
 import pytest
+from _reference import reference
+from _torch import require_torch
 from conv_reference import CASE_IDS, CASES, output_grad, torch_conv
 
 import minigrad as mg
@@ -19,9 +21,6 @@ from minigrad.ops.conv import (
     get_conv_algorithm,
     unfold,
 )
-
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
 
 NAMES = ["im2col", "rot180", "naive"]
 MODULES = {"im2col": algo_im2col, "rot180": algo_rot180, "naive": algo_naive}
@@ -74,6 +73,8 @@ def test_output_and_gradients_keep_the_dtype(dtype):
 
 
 def test_float32_is_close_to_torch():
+    torch = require_torch()
+    F = torch.nn.functional
     case = CASES[7]
     x, weight, bias = (a.astype(numpy.float32) for a in case.arrays())
     out = conv2d(mg.tensor(x), mg.tensor(weight), mg.tensor(bias), *case.settings)
@@ -101,25 +102,34 @@ def test_only_the_needed_gradients_are_computed(monkeypatch):
 def test_padding_same_matches_torch_including_asymmetric(name, kernel, dilation):
     rng = numpy.random.default_rng(0)
     x, weight = rng.standard_normal((2, 2, 7, 6)), rng.standard_normal((3, 2) + kernel)
-    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(weight, requires_grad=True)
-    expected = F.conv2d(xt, wt, None, 1, "same", dilation)
-    expected.sum().backward()
+
+    def torch_conv_same(torch):
+        xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(weight, requires_grad=True)
+        out = torch.nn.functional.conv2d(xt, wt, None, 1, "same", dilation)
+        out.sum().backward()
+        return out, xt.grad, wt.grad
+
+    expected, expected_x, expected_w = reference(torch_conv_same, {"x": x, "weight": weight})
     xs, ws = _leaf(x), _leaf(weight)
     out = conv2d(xs, ws, None, 1, "same", dilation, algorithm=name)
     out.sum().backward()
     assert out.shape == (2, 3, 7, 6)
-    _close(out, expected.detach().numpy())
-    _close(xs.grad, xt.grad.numpy())
-    _close(ws.grad, wt.grad.numpy())
+    _close(out, expected)
+    _close(xs.grad, expected_x)
+    _close(ws.grad, expected_w)
 
 
 def test_padding_valid_is_no_padding():
+    torch = require_torch()
+    F = torch.nn.functional
     x, w = mg.randn(1, 2, 6, 6, dtype=mg.float64), mg.randn(3, 2, 3, 3, dtype=mg.float64)
     expected = F.conv2d(torch.tensor(x.array), torch.tensor(w.array), padding="valid").numpy()
     _close(conv2d(x, w, padding="valid"), expected)
 
 
 def test_unbatched_input_as_torch():
+    torch = require_torch()
+    F = torch.nn.functional
     rng = numpy.random.default_rng(1)
     x, weight = rng.standard_normal((3, 6, 5)), rng.standard_normal((4, 3, 3, 2))
     bias = rng.standard_normal(4)
@@ -269,9 +279,13 @@ def test_the_nn_layer_follows_the_scope_when_present(counted):
 def test_conv2d_input_and_weight_match_torch_nn_grad(name, case):
     x, weight, _ = case.arrays(seed=11)
     grad_out = output_grad(case, seed=12)
-    tx, tw, tg = torch.tensor(x), torch.tensor(weight), torch.tensor(grad_out)
-    expected_x = torch.nn.grad.conv2d_input(x.shape, tw, tg, *case.settings).numpy()
-    expected_w = torch.nn.grad.conv2d_weight(tx, weight.shape, tg, *case.settings).numpy()
+
+    def torch_nn_grad(torch):
+        tx, tw, tg = torch.tensor(x), torch.tensor(weight), torch.tensor(grad_out)
+        return (torch.nn.grad.conv2d_input(x.shape, tw, tg, *case.settings),
+                torch.nn.grad.conv2d_weight(tx, weight.shape, tg, *case.settings))
+
+    expected_x, expected_w = reference(torch_nn_grad, {"x": x, "weight": weight, "grad_out": grad_out})
     ours_x = conv2d_input(x.shape, mg.tensor(weight), mg.tensor(grad_out), *case.settings, algorithm=name)
     ours_w = conv2d_weight(mg.tensor(x), weight.shape, mg.tensor(grad_out), *case.settings, algorithm=name)
     assert isinstance(ours_x, mg.Tensor) and isinstance(ours_w, mg.Tensor)
@@ -300,6 +314,7 @@ def test_conv2d_input_with_a_size_that_does_not_fit_raises():
 
 def test_conv2d_input_covers_every_input_size_a_strided_output_allows():
     """Input 7x7 and 8x8 both give a 3x3 output with kernel 3, stride 2; the extra row gets zero."""
+    torch = require_torch()
     weight, delta = numpy.ones((1, 1, 3, 3)), numpy.ones((1, 1, 3, 3))
     for size in (7, 8):
         expected = torch.nn.grad.conv2d_input((1, 1, size, size), torch.tensor(weight), torch.tensor(delta),
@@ -319,26 +334,36 @@ UNFOLD = [((2, 3, 6, 5), (2, 3), 1, 0, 1), ((1, 2, 7, 7), 3, 2, 1, 2),
 def test_unfold_and_fold_match_torch_with_gradients(shape, kernel, dilation, padding, stride):
     rng = numpy.random.default_rng(2)
     x = rng.standard_normal(shape)
-    xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
-    expected = F.unfold(xt, kernel, dilation, padding, stride)
+    xs = _leaf(x)
     cols = unfold(xs, kernel, dilation, padding, stride)
-    weights = rng.standard_normal(tuple(expected.shape))
-    (expected * torch.tensor(weights)).sum().backward()
-    (cols * mg.tensor(weights)).sum().backward()
-    _close(cols, expected.detach().numpy())
-    _close(xs.grad, xt.grad.numpy())
+    weights = rng.standard_normal(tuple(cols.shape))
+    blocks = rng.standard_normal(tuple(cols.shape))
 
-    blocks = rng.standard_normal(tuple(expected.shape))
-    bt, bs = torch.tensor(blocks, requires_grad=True), _leaf(blocks)
-    folded_t = F.fold(bt, shape[2:], kernel, dilation, padding, stride)
+    def torch_unfold_fold(torch):
+        F = torch.nn.functional
+        xt, bt = torch.tensor(x, requires_grad=True), torch.tensor(blocks, requires_grad=True)
+        unfolded = F.unfold(xt, kernel, dilation, padding, stride)
+        (unfolded * torch.tensor(weights)).sum().backward()
+        folded = F.fold(bt, shape[2:], kernel, dilation, padding, stride)
+        (folded * torch.tensor(x)).sum().backward()
+        return unfolded, xt.grad, folded, bt.grad
+
+    expected_cols, expected_x, expected_folded, expected_blocks = reference(
+        torch_unfold_fold, {"x": x, "weights": weights, "blocks": blocks})
+    (cols * mg.tensor(weights)).sum().backward()
+    _close(cols, expected_cols)
+    _close(xs.grad, expected_x)
+
+    bs = _leaf(blocks)
     folded = fold(bs, shape[2:], kernel, dilation, padding, stride)
-    (folded_t * torch.tensor(x)).sum().backward()
     (folded * mg.tensor(x)).sum().backward()
-    _close(folded, folded_t.detach().numpy())
-    _close(bs.grad, bt.grad.numpy())
+    _close(folded, expected_folded)
+    _close(bs.grad, expected_blocks)
 
 
 def test_unfold_and_fold_gradcheck_and_unbatched():
+    torch = require_torch()
+    F = torch.nn.functional
     x = _leaf(numpy.random.default_rng(3).standard_normal((2, 2, 5, 4)))
     assert gradcheck(lambda a: unfold(a, (2, 3), 1, 1, (2, 1)), (x,))
     blocks = _leaf(numpy.random.default_rng(4).standard_normal((2, 12, 6)))

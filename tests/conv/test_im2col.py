@@ -2,12 +2,11 @@
 
 import numpy
 import pytest
+from _torch import require_torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minigrad.ops.conv.im2col import batch_last, col2im, im2col
-
-torch = pytest.importorskip("torch")
 
 
 @st.composite
@@ -47,6 +46,7 @@ def test_col2im_is_the_adjoint_of_im2col(setting, seed):
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(unfold_settings(), st.integers(0, 2**31))
 def test_im2col_and_col2im_match_torch_unfold_and_fold(setting, seed):
+    torch = require_torch()
     shape, kernel, stride, padding, dilation = setting
     rng = numpy.random.default_rng(seed)
     x = rng.standard_normal(shape)

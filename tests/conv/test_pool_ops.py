@@ -4,13 +4,11 @@ import itertools
 
 import numpy
 import pytest
+from _reference import reference
 
 import minigrad as mg
 from minigrad.autograd import gradcheck
 from minigrad.ops.pool import avg_pool2d, max_pool2d
-
-torch = pytest.importorskip("torch")
-F = torch.nn.functional
 
 # (H, W, kernel, stride, padding, dilation): non-square, overlapping, strided, padded, dilated.
 GEOMETRIES = [
@@ -34,21 +32,31 @@ def _leaf(array):
     return mg.tensor(array, requires_grad=True)
 
 
+def _delta(shape, seed):
+    """A seeded output gradient of ``shape``."""
+    return numpy.random.default_rng(seed).standard_normal(tuple(shape))
+
+
 @pytest.mark.parametrize("ceil_mode", [False, True])
 @pytest.mark.parametrize(("h", "w", "kernel", "stride", "padding", "dilation"), GEOMETRIES, ids=IDS)
 def test_max_pool2d_values_indices_and_gradient_with_ties_match_torch(h, w, kernel, stride, padding, dilation,
                                                                       ceil_mode):
     x = _tied((2, 3, h, w), seed=h * w)
-    xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
-    expected, expected_idx = F.max_pool2d(xt, kernel, stride, padding, dilation, ceil_mode, True)
+
+    def torch_pool(torch):
+        xt = torch.tensor(x, requires_grad=True)
+        out, idx = torch.nn.functional.max_pool2d(xt, kernel, stride, padding, dilation, ceil_mode, True)
+        out.backward(torch.tensor(_delta(out.shape, 0)))
+        return out, idx, xt.grad
+
+    expected, expected_idx, expected_grad = reference(torch_pool, {"x": x})
+    xs = _leaf(x)
     out, idx = max_pool2d(xs, kernel, stride, padding, dilation, ceil_mode, return_indices=True)
-    delta = numpy.random.default_rng(0).standard_normal(tuple(expected.shape))
-    expected.backward(torch.tensor(delta))
-    out.backward(mg.tensor(delta))
-    numpy.testing.assert_array_equal(out.array, expected.detach().numpy())
-    numpy.testing.assert_array_equal(idx.array, expected_idx.numpy())
+    out.backward(mg.tensor(_delta(expected.shape, 0)))
+    numpy.testing.assert_array_equal(out.array, expected)
+    numpy.testing.assert_array_equal(idx.array, expected_idx)
     assert idx.dtype is mg.int64 and not idx.requires_grad
-    numpy.testing.assert_allclose(xs.grad.array, xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    numpy.testing.assert_allclose(xs.grad.array, expected_grad, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("ceil_mode", [False, True])
@@ -59,14 +67,20 @@ def test_max_pool2d_values_indices_and_gradient_with_ties_match_torch(h, w, kern
 def test_avg_pool2d_values_and_gradient_match_torch(h, w, kernel, stride, padding, dilation, ceil_mode,
                                                     count_include_pad, divisor_override):
     x = numpy.random.default_rng(h + w).standard_normal((2, 3, h, w))
-    xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
-    expected = F.avg_pool2d(xt, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    out = avg_pool2d(xs, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    delta = numpy.random.default_rng(1).standard_normal(tuple(expected.shape))
-    expected.backward(torch.tensor(delta))
-    out.backward(mg.tensor(delta))
-    numpy.testing.assert_allclose(out.array, expected.detach().numpy(), rtol=1e-12, atol=1e-12)
-    numpy.testing.assert_allclose(xs.grad.array, xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    settings = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+    def torch_pool(torch):
+        xt = torch.tensor(x, requires_grad=True)
+        out = torch.nn.functional.avg_pool2d(xt, *settings)
+        out.backward(torch.tensor(_delta(out.shape, 1)))
+        return out, xt.grad
+
+    expected, expected_grad = reference(torch_pool, {"x": x})
+    xs = _leaf(x)
+    out = avg_pool2d(xs, *settings)
+    out.backward(mg.tensor(_delta(expected.shape, 1)))
+    numpy.testing.assert_allclose(out.array, expected, rtol=1e-12, atol=1e-12)
+    numpy.testing.assert_allclose(xs.grad.array, expected_grad, rtol=1e-12, atol=1e-12)
 
 
 def test_max_pool_routes_a_tie_to_the_first_maximum_in_scan_order():
@@ -79,14 +93,20 @@ def test_max_pool_nan_and_all_minus_infinity_windows_as_torch():
     x = numpy.full((1, 1, 4, 4), -numpy.inf)
     x[0, 0, 1, 2] = x[0, 0, 2, 2] = numpy.nan
     x[0, 0, 3, 3] = 5.0
-    xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
-    expected, expected_idx = F.max_pool2d(xt, 3, 1, 1, return_indices=True)
+
+    def torch_pool(torch):
+        xt = torch.tensor(x, requires_grad=True)
+        out, idx = torch.nn.functional.max_pool2d(xt, 3, 1, 1, return_indices=True)
+        out.sum().backward()
+        return out, idx, xt.grad
+
+    expected, expected_idx, expected_grad = reference(torch_pool, {"x": x})
+    xs = _leaf(x)
     out, idx = max_pool2d(xs, 3, 1, 1, return_indices=True)
-    expected.sum().backward()
     out.sum().backward()
-    numpy.testing.assert_array_equal(out.array, expected.detach().numpy())   # NaN == NaN here
-    numpy.testing.assert_array_equal(idx.array, expected_idx.numpy())
-    numpy.testing.assert_array_equal(xs.grad.array, xt.grad.numpy())
+    numpy.testing.assert_array_equal(out.array, expected)   # NaN == NaN here
+    numpy.testing.assert_array_equal(idx.array, expected_idx)
+    numpy.testing.assert_array_equal(xs.grad.array, expected_grad)
 
 
 @pytest.mark.parametrize("kernel, stride", [(2, 2), (3, 1)])
@@ -95,10 +115,15 @@ def test_max_pool_plus_infinity_ties_as_torch(kernel, stride):
     x = numpy.zeros((1, 2, 4, 4))
     x[0, 0, 0, 1] = x[0, 0, 1, 0] = numpy.inf
     x[0, 1, 2, 2] = numpy.inf
-    xt, xs = torch.tensor(x, requires_grad=True), _leaf(x)
-    F.max_pool2d(xt, kernel, stride).sum().backward()
+
+    def torch_grad(torch):
+        xt = torch.tensor(x, requires_grad=True)
+        torch.nn.functional.max_pool2d(xt, kernel, stride).sum().backward()
+        return xt.grad
+
+    xs = _leaf(x)
     max_pool2d(xs, kernel, stride).sum().backward()
-    numpy.testing.assert_array_equal(xs.grad.array, xt.grad.numpy())
+    numpy.testing.assert_array_equal(xs.grad.array, reference(torch_grad, {"x": x}))
 
 
 @pytest.mark.parametrize("layout", ["chwn", "cnhw"])
@@ -108,11 +133,15 @@ def test_max_pool_of_a_conv_output_layout_as_torch(layout):
     axes = (1, 2, 3, 0) if layout == "chwn" else (1, 0, 2, 3)
     laid_out = numpy.ascontiguousarray(x.transpose(axes)).transpose(numpy.argsort(axes))
     xs = mg.from_numpy(laid_out).requires_grad_()
-    xt = torch.tensor(x, requires_grad=True)
     delta = numpy.random.default_rng(2).standard_normal((4, 3, 3, 3))
+
+    def torch_grad(torch):
+        xt = torch.tensor(x, requires_grad=True)
+        torch.nn.functional.max_pool2d(xt, 2).backward(torch.tensor(delta))
+        return xt.grad
+
     max_pool2d(xs, 2).backward(mg.tensor(delta))
-    F.max_pool2d(xt, 2).backward(torch.tensor(delta))
-    numpy.testing.assert_array_equal(xs.grad.array, xt.grad.numpy())
+    numpy.testing.assert_array_equal(xs.grad.array, reference(torch_grad, {"x": x, "delta": delta}))
 
 
 def test_gradcheck_of_both_pools():
@@ -123,13 +152,19 @@ def test_gradcheck_of_both_pools():
 
 def test_unbatched_input_and_integer_input():
     x = numpy.random.default_rng(3).standard_normal((3, 6, 5))
-    numpy.testing.assert_array_equal(max_pool2d(mg.tensor(x), 2, 1, 1).array,
-                                     F.max_pool2d(torch.tensor(x), 2, 1, 1).numpy())
-    numpy.testing.assert_allclose(avg_pool2d(mg.tensor(x), 3, 2, 1).array,
-                                  F.avg_pool2d(torch.tensor(x), 3, 2, 1).numpy(), rtol=1e-12)
     ints = numpy.arange(32).reshape(1, 2, 4, 4)
-    numpy.testing.assert_array_equal(max_pool2d(mg.tensor(ints), 2, padding=1).array,
-                                      F.max_pool2d(torch.tensor(ints), 2, padding=1).numpy())
+
+    def torch_pools(torch):
+        F = torch.nn.functional
+        return (F.max_pool2d(torch.tensor(x), 2, 1, 1), F.avg_pool2d(torch.tensor(x), 3, 2, 1),
+                F.max_pool2d(torch.tensor(ints), 2, padding=1))
+
+    most, average, of_ints = reference(torch_pools, {"x": x, "ints": ints})
+    numpy.testing.assert_array_equal(max_pool2d(mg.tensor(x), 2, 1, 1).array, most)
+    numpy.testing.assert_allclose(avg_pool2d(mg.tensor(x), 3, 2, 1).array, average, rtol=1e-12)
+    result = max_pool2d(mg.tensor(ints), 2, padding=1)
+    assert result.dtype is mg.int64
+    numpy.testing.assert_array_equal(result.array, of_ints)
 
 
 def test_float32_stays_float32():
@@ -156,8 +191,13 @@ def test_bad_arguments_raise_runtime_error_naming_the_numbers(call, pieces):
 
 
 def test_ceil_mode_sizes_match_torch_over_a_sweep():
-    for size, k, s, p in itertools.product(range(3, 10), (2, 3), (1, 2, 3), (0, 1)):
-        x = torch.zeros(1, 1, size, size)
-        expected = F.max_pool2d(x, k, s, p, ceil_mode=True).shape
-        assert max_pool2d(mg.zeros(1, 1, size, size), k, s, p, ceil_mode=True).shape == expected
-        assert avg_pool2d(mg.zeros(1, 1, size, size), k, s, p, ceil_mode=True).shape == expected
+    sweep = list(itertools.product(range(3, 10), (2, 3), (1, 2, 3), (0, 1)))
+
+    def torch_shapes(torch):
+        pool = torch.nn.functional.max_pool2d
+        return [list(pool(torch.zeros(1, 1, size, size), k, s, p, ceil_mode=True).shape)
+                for size, k, s, p in sweep]
+
+    for (size, k, s, p), expected in zip(sweep, reference(torch_shapes), strict=True):
+        assert list(max_pool2d(mg.zeros(1, 1, size, size), k, s, p, ceil_mode=True).shape) == expected
+        assert list(avg_pool2d(mg.zeros(1, 1, size, size), k, s, p, ceil_mode=True).shape) == expected

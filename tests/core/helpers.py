@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy
 import pytest
-from _torch import require_torch
+from _reference import reference
+from _torch import exception_name, raised_by, require_torch
 
 import minigrad as mg
 from minigrad import backend
@@ -37,12 +38,10 @@ TOLERANCES = {"float64": (1e-9, 1e-11), "float32": (2e-5, 2e-5)}
 def assert_misuse_raises_like_torch(misuse: Callable, pieces: list[str]) -> None:
     """``misuse(module)`` raises the same exception type on PyTorch and on minigrad, and minigrad's
     message names every one of ``pieces`` (the offending sizes, dims or values)."""
-    torch = require_torch()
-    with pytest.raises(Exception) as theirs:
-        misuse(torch)
+    theirs = reference(lambda torch: raised_by(misuse, torch))
     with pytest.raises(Exception) as ours:
         misuse(mg)
-    assert type(ours.value) is type(theirs.value), f"minigrad: {ours.value!r}\nPyTorch: {theirs.value!r}"
+    assert exception_name(ours.value) == theirs, f"minigrad: {ours.value!r}\nPyTorch: {theirs}"
     message = str(ours.value)
     for piece in pieces:
         assert piece in message, f"{piece!r} not in {message!r}"
@@ -117,7 +116,10 @@ def outputs_of(result: Any) -> list:
 # --- comparisons ------------------------------------------------------------------------------
 
 def assert_matches(ours: mg.Tensor | None, theirs: Any, dtype: str, what: str) -> None:
-    """Same None-ness, shape, dtype and (to ``dtype``'s tolerance) values as PyTorch's tensor."""
+    """Same None-ness, shape, dtype and (to ``dtype``'s tolerance) values as PyTorch's tensor.
+
+    ``theirs`` is a PyTorch tensor or, replayed from a record, the NumPy array of one.
+    """
     if theirs is None or ours is None:
         assert ours is None and theirs is None, f"{what}: minigrad gives {ours!r}, PyTorch gives {theirs!r}"
         return
@@ -125,7 +127,7 @@ def assert_matches(ours: mg.Tensor | None, theirs: Any, dtype: str, what: str) -
     assert ours.device == backend.default_device(), f"{what}: on {ours.device}, not the default device"
     assert ours.shape == tuple(theirs.shape), f"{what}: shape {list(ours.shape)} != {list(theirs.shape)}"
     assert dtype_name(ours.dtype) == dtype_name(theirs.dtype), f"{what}: dtype {ours.dtype} vs {theirs.dtype}"
-    expected = torch_to_numpy(theirs)
+    expected = theirs if isinstance(theirs, numpy.ndarray) else torch_to_numpy(theirs)
     actual = to_numpy(ours)
     if expected.dtype.kind in "biu":
         numpy.testing.assert_array_equal(actual, expected, err_msg=what)
@@ -134,32 +136,52 @@ def assert_matches(ours: mg.Tensor | None, theirs: Any, dtype: str, what: str) -
         numpy.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=what)
 
 
+def _loss_weights(outputs: list, requires_grad: list[bool], seed: int) -> list:
+    """The seeded weights of the sum both libraries backpropagate (None for outputs without grad)."""
+    rng = numpy.random.default_rng(seed)
+    return [rng.standard_normal(tuple(out.shape)).astype(dtype_name(out.dtype)) if grad else None
+            for out, grad in zip(outputs, requires_grad)]
+
+
+def torch_answer(fn: Callable, arrays: list, dtype: str, seed: int = 0) -> dict:
+    """PyTorch's outputs, their ``requires_grad``, and every input's gradient of the weighted sum.
+
+    Live with PyTorch, replayed from the records without it (``_reference.reference``).
+    """
+    def compute(torch: Any) -> dict:
+        inputs = torch_inputs(arrays, dtype)
+        outputs = outputs_of(fn(torch, *inputs))
+        requires_grad = [bool(out.requires_grad) for out in outputs]
+        weights = _loss_weights(outputs, requires_grad, seed)
+        terms = [(out * torch.tensor(w)).sum() for out, w in zip(outputs, weights) if w is not None]
+        if terms:
+            sum(terms[1:], terms[0]).backward()
+        grads = [t.grad if t.requires_grad and terms else "constant" for t in inputs]
+        return {"outputs": outputs, "requires_grad": requires_grad, "grads": grads}
+
+    return reference(compute, inputs={"arrays": arrays, "dtype": dtype, "seed": seed})
+
+
 def check_against_torch(fn: Callable, arrays: list, dtype: str, seed: int = 0) -> None:
     """Forward values and every input's gradient (of a random weighted sum) equal PyTorch's."""
-    torch = require_torch()
-    ours_in, theirs_in = mg_inputs(arrays, dtype), torch_inputs(arrays, dtype)
-    ours_out, theirs_out = outputs_of(fn(mg, *ours_in)), outputs_of(fn(torch, *theirs_in))
+    theirs = torch_answer(fn, arrays, dtype, seed)
+    ours_in = mg_inputs(arrays, dtype)
+    ours_out = outputs_of(fn(mg, *ours_in))
+    theirs_out = theirs["outputs"]
     assert len(ours_out) == len(theirs_out), f"{len(ours_out)} outputs, PyTorch gives {len(theirs_out)}"
-    rng = numpy.random.default_rng(seed)
-    ours_loss = theirs_loss = None
-    for k, (ours, theirs) in enumerate(zip(ours_out, theirs_out)):
-        assert_matches(ours, theirs, dtype, f"output {k} ({dtype})")
-        assert ours.requires_grad == theirs.requires_grad, f"output {k}: requires_grad differs"
-        if theirs.requires_grad:
-            weight = rng.standard_normal(tuple(theirs.shape)).astype(dtype_name(theirs.dtype))
-            ours_term = (ours * mg.tensor(weight)).sum()
-            theirs_term = (theirs * torch.tensor(weight)).sum()
-            ours_loss = ours_term if ours_loss is None else ours_loss + ours_term
-            theirs_loss = theirs_term if theirs_loss is None else theirs_loss + theirs_term
-    if theirs_loss is None:
+    for k, (ours, expected, grad) in enumerate(zip(ours_out, theirs_out, theirs["requires_grad"])):
+        assert_matches(ours, expected, dtype, f"output {k} ({dtype})")
+        assert ours.requires_grad == grad, f"output {k}: requires_grad differs"
+    weights = _loss_weights(theirs_out, theirs["requires_grad"], seed)
+    terms = [(out * mg.tensor(w)).sum() for out, w in zip(ours_out, weights) if w is not None]
+    if not terms:
         return
-    ours_loss.backward()
-    theirs_loss.backward()
+    sum(terms[1:], terms[0]).backward()
     # a float32 output (a cast, say) has float32 accuracy even in a float64 run, and so do the gradients
     accuracy = "float32" if any(dtype_name(t.dtype) == "float32" for t in theirs_out) else dtype
-    for i, (ours, theirs) in enumerate(zip(ours_in, theirs_in)):
-        if theirs.requires_grad:
-            assert_matches(ours.grad, theirs.grad, accuracy, f"gradient of input {i} ({dtype})")
+    for i, (ours, expected) in enumerate(zip(ours_in, theirs["grads"])):
+        if not isinstance(expected, str):  # "constant": an integer input, or no backward at all
+            assert_matches(ours.grad, expected, accuracy, f"gradient of input {i} ({dtype})")
 
 
 def check_gradcheck(fn: Callable, arrays: list) -> None:

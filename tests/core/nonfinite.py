@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy
-from _torch import require_torch
+from _reference import reference
 
 import minigrad as mg
 import minigrad.nn.functional as F
@@ -53,13 +53,15 @@ def compare_with_torch(fn: Callable, arrays: list, upstream: numpy.ndarray | Non
                        dtype: str = "float64") -> None:
     """``fn``'s value and its inputs' gradients (for ``upstream``, broadcast to the output's shape; None:
     ``backward()`` of a one-element output) agree with PyTorch's position by position."""
-    torch = require_torch()
-    theirs, their_grads = _run(torch, torch.nn.functional, fn, arrays, upstream, dtype)
+    def torch_run(torch: Any) -> tuple:
+        return _run(torch, torch.nn.functional, fn, arrays, upstream, dtype)
+
+    theirs, their_grads = reference(torch_run, {"arrays": arrays, "upstream": upstream, "dtype": dtype})
     ours, our_grads = _run(mg, F, fn, arrays, upstream, dtype)
-    assert_same_positions(to_numpy(ours.detach()), theirs.detach().numpy(), dtype, "value")
+    assert_same_positions(to_numpy(ours.detach()), theirs, dtype, "value")
     for i, (mine, their) in enumerate(zip(our_grads, their_grads)):
         if their is None:
             assert mine is None, f"input {i}: minigrad has a gradient, PyTorch none"
             continue
         assert mine is not None, f"input {i}: no gradient from minigrad"
-        assert_same_positions(to_numpy(mine), their.numpy(), dtype, f"gradient of input {i}")
+        assert_same_positions(to_numpy(mine), their, dtype, f"gradient of input {i}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import http.server
+import os
 import struct
 import threading
 from pathlib import Path
@@ -12,8 +13,11 @@ from pathlib import Path
 import numpy
 import pytest
 
-# The shared copy of the real MNIST files, beside the checkout: <repo>/../shared/data/mnist
+# The real MNIST files: the folder MINIGRAD_DATA names, else the shared copy some machines keep beside
+# the checkout (<repo>/../shared/data/mnist). A fresh clone has neither until MNIST is downloaded.
 SHARED_MNIST = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mnist"
+MNIST_NAMES = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+               "t10k-labels-idx1-ubyte"]
 
 _TYPE_CODES = {"uint8": 0x08, "int8": 0x09, "int16": 0x0B, "int32": 0x0C, "float32": 0x0D, "float64": 0x0E}
 
@@ -32,12 +36,15 @@ def make_idx():
 
 @pytest.fixture(scope="session")
 def shared_mnist() -> Path:
-    folder = SHARED_MNIST.resolve()
-    names = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
-             "t10k-labels-idx1-ubyte"]
-    if not all((folder / f"{name}.gz").is_file() for name in names):
-        pytest.skip(f"the shared MNIST files are not at {folder}")
-    return folder
+    """The folder holding MNIST's four ``.gz`` IDX files; skips, saying where it looked, without one."""
+    candidates = [Path(os.environ["MINIGRAD_DATA"])] if os.environ.get("MINIGRAD_DATA") else []
+    candidates.append(SHARED_MNIST)
+    for folder in candidates:
+        if all((folder / f"{name}.gz").is_file() for name in MNIST_NAMES):
+            return folder.resolve()
+    looked = " nor in ".join(str(folder) for folder in candidates)
+    pytest.skip(f"MNIST's four .gz files are not in {looked}: set MINIGRAD_DATA to a folder holding them "
+                f"(python examples/mnist_cnn.py downloads them to ~/.cache/minigrad/mnist)")
 
 
 # --- a tiny fake MNIST, served by a local mirror ---------------------------------------------

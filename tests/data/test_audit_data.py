@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from _reference import plain, reference
 from _torch import require_torch
 
 import minigrad as mg
@@ -57,8 +58,6 @@ def test_concat_of_subsets_and_plain_datasets():
     [numpy.float32(1.5), numpy.float32(2.5)], [numpy.array([1.0, 2.0]), numpy.array([3.0, 4.0])],
 ])
 def test_default_collate_gives_torchs_types_and_dtypes(samples):
-    torch = require_torch()
-
     def describe(value):
         if hasattr(value, "dtype") and hasattr(value, "tolist"):
             return ("tensor", str(value.dtype).split(".")[-1], value.tolist())
@@ -68,9 +67,8 @@ def test_default_collate_gives_torchs_types_and_dtypes(samples):
             return (type(value).__name__, [describe(item) for item in value])
         return value
 
-    ours = describe(default_collate(samples))
-    theirs = describe(torch.utils.data.default_collate(samples))
-    assert ours == theirs
+    ours = plain(describe(default_collate(samples)))
+    assert ours == reference(lambda torch: describe(torch.utils.data.default_collate(samples)))
 
 
 def test_shuffling_with_a_seeded_generator_is_a_reproducible_permutation():

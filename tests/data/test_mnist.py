@@ -1,4 +1,4 @@
-"""MNIST on the real files in ../shared/data/mnist (skipped when that folder is absent).
+"""MNIST on the real files in MINIGRAD_DATA or ../shared/data/mnist (skipped, saying so, when in neither).
 
 Expected values come from the shared README (label counts) and from facts about MNIST that
 every user of it knows (the first labels; the pixel mean 0.1307 and std 0.3081 used in

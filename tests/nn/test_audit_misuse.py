@@ -18,7 +18,6 @@ import minigrad.nn.functional as F
 
 from .helpers import host
 
-torch = require_torch()
 pytest.importorskip("torch.nn.grad")   # makes torch.nn.grad available
 import minigrad.nn.grad  # noqa: E402, F401  (makes mg.nn.grad available)
 
@@ -133,6 +132,7 @@ def test_batch_norm_misuse_raises_like_torch(call, error, fragments):
 
 
 def test_batch_norm_of_a_float16_input_with_float32_statistics_is_allowed_as_in_torch():
+    torch = require_torch()
     x = mg.tensor(X.astype(numpy.float16))
     out = F.batch_norm(x, mg.zeros(5), mg.ones(5), training=True)
     assert out.dtype is mg.float16
@@ -227,6 +227,7 @@ def test_loss_misuse_raises_like_torch(call, error, fragments):
 @pytest.mark.parametrize("ignore_index", [-5, -100])
 def test_probability_targets_accept_a_negative_ignore_index_as_torch(ignore_index):
     """PyTorch refuses ignore_index ≥ 0 with soft targets; a negative one (not only -100) is unused."""
+    torch = require_torch()
     probabilities = numpy.full((4, 5), 0.2)
     ours = F.cross_entropy(mg.tensor(X), mg.tensor(probabilities), ignore_index=ignore_index)
     theirs = torch.nn.functional.cross_entropy(torch.tensor(X), torch.tensor(probabilities),
@@ -241,6 +242,7 @@ LOSS_LAYERS = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss
 @pytest.mark.parametrize("name", LOSS_LAYERS)
 def test_a_bad_reduction_is_refused_by_the_call_not_the_constructor(name):
     """PyTorch builds the layer and raises on its first call; we raised in the constructor."""
+    torch = require_torch()
     target = {"CrossEntropyLoss": lambda m: m.tensor([0, 1]), "NLLLoss": lambda m: m.tensor([0, 1])}.get(
         name, lambda m: m.full((2, 3), 0.5))
     for lib in (torch, mg):
@@ -271,6 +273,7 @@ def test_module_misuse_raises_like_torch(call, error, fragments):
 
 def test_state_dict_takes_deprecated_positional_arguments_as_torch():
     """``state_dict(destination, prefix, keep_vars)`` by position still works in PyTorch, with a warning."""
+    torch = require_torch()
     ours, theirs = mg.nn.Linear(2, 2), torch.nn.Linear(2, 2)
     with pytest.warns(FutureWarning, match="Positional args are being deprecated"):
         state = ours.state_dict(None, "layer.")

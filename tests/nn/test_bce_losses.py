@@ -10,6 +10,7 @@ import warnings
 
 import numpy
 import pytest
+from _reference import reference
 from _torch import raises_like_torch, require_torch
 
 import minigrad as mg
@@ -85,29 +86,37 @@ LOGITS_CASES = [(name, shape, w, p, reduction)
 @pytest.mark.parametrize("name, shape, weight_shape, pos_shape, reduction", LOGITS_CASES,
                          ids=[f"{c[0]}-w{c[2]}-p{c[3]}-{c[4]}" for c in LOGITS_CASES])
 def test_with_logits_matches_torch(name, shape, weight_shape, pos_shape, reduction):
-    torch = require_torch()
     seed = LOGITS_CASES.index((name, shape, weight_shape, pos_shape, reduction))
     arrays = _arrays(shape, seed, weight_shape, pos_shape)
+
+    def torch_answer(torch):
+        tx, ty, tw, tp = _leaves(torch, arrays)
+        constant = [None if t is None else t.detach() for t in (tw, tp)]  # PyTorch refuses them with grad
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(tx, ty, constant[0], reduction=reduction,
+                                                                   pos_weight=constant[1])
+        _backward(loss, seed)
+        answer = {"loss": loss, "node": loss.grad_fn.name(), "x": tx.grad, "y": ty.grad}
+        tx.grad = ty.grad = None  # the formula's backward below gives them fresh gradients
+        if tw is not None or tp is not None:  # the same loss in ordinary ops, differentiable in w and p
+            formula = _torch_logits_reference(torch, tx, ty, tw, tp, reduction)
+            _backward(formula, seed)
+            answer.update(formula=formula, w=None if tw is None else tw.grad,
+                          p=None if tp is None else tp.grad)
+        return answer
+
+    theirs = reference(torch_answer, {"arrays": [a for a in arrays if a is not None]})
     x, y, w, p = _leaves(mg, arrays)
     out = F.binary_cross_entropy_with_logits(x, y, weight=w, reduction=reduction, pos_weight=p)
-    tx, ty, tw, tp = _leaves(torch, arrays)
-    constant = [None if t is None else t.detach() for t in (tw, tp)]  # PyTorch refuses them with grad
-    theirs = torch.nn.functional.binary_cross_entropy_with_logits(tx, ty, constant[0], reduction=reduction,
-                                                                   pos_weight=constant[1])
-    _assert_close(out, theirs, "loss")
-    assert out.grad_fn.name() == theirs.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    _assert_close(out, theirs["loss"], "loss")
+    assert out.grad_fn.name() == theirs["node"] == "BinaryCrossEntropyWithLogitsBackward0"
     _backward(out, seed)
-    _backward(theirs, seed)
-    _assert_close(x.grad, tx.grad, "input's gradient")
-    _assert_close(y.grad, ty.grad, "target's gradient")
-    if w is not None or p is not None:  # the same loss in ordinary ops, differentiable in w and p
-        tx.grad = ty.grad = None
-        reference = _torch_logits_reference(torch, tx, ty, tw, tp, reduction)
-        _assert_close(out, reference, "loss against the formula")
-        _backward(reference, seed)
-        for ours, their_leaf, what in ((w, tw, "weight"), (p, tp, "pos_weight")):
+    _assert_close(x.grad, theirs["x"], "input's gradient")
+    _assert_close(y.grad, theirs["y"], "target's gradient")
+    if w is not None or p is not None:
+        _assert_close(out, theirs["formula"], "loss against the formula")
+        for ours, what in ((w, "w"), (p, "p")):
             if ours is not None:
-                _assert_close(ours.grad, their_leaf.grad, f"{what}'s gradient")
+                _assert_close(ours.grad, theirs[what], f"{what}'s gradient")
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -205,26 +214,33 @@ BCE_CASES = [(name, shape, w, reduction)
 @pytest.mark.parametrize("name, shape, weight_shape, reduction", BCE_CASES,
                          ids=[f"{c[0]}-w{c[2]}-{c[3]}" for c in BCE_CASES])
 def test_bce_matches_torch(name, shape, weight_shape, reduction):
-    torch = require_torch()
     seed = BCE_CASES.index((name, shape, weight_shape, reduction))
     arrays = _arrays(shape, seed, weight_shape, logits=False)[:3]
+
+    def torch_answer(torch):
+        tx, ty, tw = _leaves(torch, arrays)
+        loss = torch.nn.functional.binary_cross_entropy(tx, ty, None if tw is None else tw.detach(),
+                                                        reduction=reduction)
+        _backward(loss, seed)
+        answer = {"loss": loss, "node": loss.grad_fn.name(), "x": tx.grad, "y": ty.grad}
+        tx.grad = ty.grad = None  # the formula's backward below gives them fresh gradients
+        if tw is not None:  # the same loss in ordinary ops, differentiable in w
+            formula = _torch_bce_reference(torch, tx, ty, tw, reduction)
+            _backward(formula, seed)
+            answer.update(formula=formula, w=tw.grad)
+        return answer
+
+    theirs = reference(torch_answer, {"arrays": [a for a in arrays if a is not None]})
     x, y, w = _leaves(mg, arrays)
-    tx, ty, tw = _leaves(torch, arrays)
     out = F.binary_cross_entropy(x, y, w, reduction=reduction)
-    theirs = torch.nn.functional.binary_cross_entropy(tx, ty, None if tw is None else tw.detach(),
-                                                      reduction=reduction)
-    _assert_close(out, theirs, "loss")
-    assert out.grad_fn.name() == theirs.grad_fn.name() == "BinaryCrossEntropyBackward0"
+    _assert_close(out, theirs["loss"], "loss")
+    assert out.grad_fn.name() == theirs["node"] == "BinaryCrossEntropyBackward0"
     _backward(out, seed)
-    _backward(theirs, seed)
-    _assert_close(x.grad, tx.grad, "input's gradient")
-    _assert_close(y.grad, ty.grad, "target's gradient")
+    _assert_close(x.grad, theirs["x"], "input's gradient")
+    _assert_close(y.grad, theirs["y"], "target's gradient")
     if w is not None:
-        tx.grad = ty.grad = None
-        reference = _torch_bce_reference(torch, tx, ty, tw, reduction)
-        _assert_close(out, reference, "loss against the formula")
-        _backward(reference, seed)
-        _assert_close(w.grad, tw.grad, "weight's gradient")
+        _assert_close(out, theirs["formula"], "loss against the formula")
+        _assert_close(w.grad, theirs["w"], "weight's gradient")
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -411,8 +427,8 @@ def test_on_the_standin_device_matches_the_cpu(cuda):
         loss.backward()
         assert loss.device == mg.device(device)
         results[str(device)] = [host(loss)] + [host(t.grad) for t in leaves + [probs]]
-    for ours, reference in zip(results["cuda"], results["cpu"]):
-        numpy.testing.assert_allclose(ours, reference, rtol=1e-12)
+    for ours, expected in zip(results["cuda"], results["cpu"]):
+        numpy.testing.assert_allclose(ours, expected, rtol=1e-12)
 
 
 # --- PyTorch's "Automatic Differentiation with torch.autograd" tutorial ------------------------------

@@ -9,12 +9,13 @@ from collections import OrderedDict
 import numpy
 import pytest
 from _torch import raises_like_torch, require_torch
+from core.helpers import check_against_torch
 
 import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 
-from .helpers import assert_close, check_layer, host
+from .helpers import check_layer, host
 
 
 def _param(lib, *shape, dtype=None):
@@ -294,11 +295,12 @@ def _container_model(lib):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_model_built_from_containers_matches_torch(dtype):
     rng = numpy.random.default_rng(3)
-    ours, theirs = check_layer(_container_model, rng.standard_normal((6, 5)), dtype)
-    assert list(ours.state_dict()) == list(theirs.state_dict()) == [
+    ours, theirs = check_layer(_container_model, rng.standard_normal((6, 5)), dtype,
+                               describe=_repr_as_minigrad)
+    assert list(ours.state_dict()) == theirs["state_keys"] == [
         "scales.0", "scales.1", "shifts.hidden", "shifts.out", "layers.fc1.weight", "layers.fc1.bias",
         "layers.fc2.weight", "layers.fc2.bias"]
-    assert repr(ours) == _repr_as_minigrad(theirs)
+    assert repr(ours) == theirs["described"]
 
 
 def test_to_and_optimizers_reach_container_parameters():
@@ -338,15 +340,8 @@ def _with_zeros(shape, seed):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("slope", [0.01, 0.2, 0.0, -0.5, 2, 1.0])
 def test_leaky_relu_values_and_gradients_match_torch(slope, dtype):
-    torch = require_torch()
-    x = _with_zeros((3, 8), seed=1).astype(dtype)
-    weight = numpy.random.default_rng(2).standard_normal(x.shape).astype(dtype)
-    ours, theirs = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
-    out_ours, out_theirs = F.leaky_relu(ours, slope), torch.nn.functional.leaky_relu(theirs, slope)
-    assert_close(out_ours, out_theirs, dtype, "output")
-    (out_ours * mg.tensor(weight)).sum().backward()
-    (out_theirs * torch.tensor(weight)).sum().backward()
-    assert_close(ours.grad, theirs.grad, dtype, "gradient")
+    check_against_torch(lambda m, x: m.nn.functional.leaky_relu(x, slope), [_with_zeros((3, 8), seed=1)],
+                        dtype, seed=2)
 
 
 def test_leaky_relu_gradient_at_zero_is_the_negative_slope_as_torchs():

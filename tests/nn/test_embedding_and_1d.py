@@ -5,6 +5,7 @@ from_pretrained, odd lengths, batch 1, unbatched inputs, reprs, state_dict keys,
 
 import numpy
 import pytest
+from _reference import reference
 from _torch import raises_like_torch, require_torch
 
 import minigrad as mg
@@ -15,6 +16,11 @@ from minigrad.autograd import gradcheck
 from .helpers import TOLERANCES, assert_close, check_layer, host
 
 # --- embedding -------------------------------------------------------------------------------------
+
+
+def _upstream(shape, seed):
+    """A seeded output gradient of ``shape``."""
+    return numpy.random.default_rng(seed).standard_normal(tuple(shape))
 
 
 def _embedding_pair(indices, rows=6, dim=4, seed=0, **kwargs):
@@ -38,12 +44,20 @@ def _embedding_pair(indices, rows=6, dim=4, seed=0, **kwargs):
 @pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 1}, {"padding_idx": -2}, {"scale_grad_by_freq": True},
                                     {"padding_idx": 0, "scale_grad_by_freq": True}])
 def test_embedding_values_and_weight_gradient_match_torch(indices, kwargs):
-    (out_ours, w_ours), (out_theirs, w_theirs) = _embedding_pair(indices, **kwargs)
+    table = numpy.random.default_rng(0).standard_normal((6, 4))
+
+    def torch_answer(torch):
+        weight = torch.tensor(table, requires_grad=True)
+        out = torch.nn.functional.embedding(torch.tensor(indices), weight, **kwargs)
+        (out * torch.tensor(_upstream(out.shape, 1))).sum().backward()
+        return out, weight.grad
+
+    out_theirs, grad_theirs = reference(torch_answer, {"indices": indices, "table": table})
+    w_ours = mg.tensor(table, requires_grad=True)
+    out_ours = F.embedding(mg.tensor(indices), w_ours, **kwargs)
     assert_close(out_ours, out_theirs, "float64", "output")
-    upstream = numpy.random.default_rng(1).standard_normal(tuple(out_theirs.shape))
-    (out_ours * mg.tensor(upstream)).sum().backward()
-    (out_theirs * require_torch().tensor(upstream)).sum().backward()
-    assert_close(w_ours.grad, w_theirs.grad, "float64", "weight gradient")
+    (out_ours * mg.tensor(_upstream(out_ours.shape, 1))).sum().backward()
+    assert_close(w_ours.grad, grad_theirs, "float64", "weight gradient")
     assert out_ours.grad_fn.name() == "EmbeddingBackward0"
 
 
@@ -172,20 +186,23 @@ CONV1D_CASES = [
 @pytest.mark.parametrize("kwargs, x_shape, w_shape", CONV1D_CASES)
 @pytest.mark.parametrize("bias", [True, False])
 def test_conv1d_values_and_all_gradients_match_torch(kwargs, x_shape, w_shape, bias, algorithm):
-    torch = require_torch()
     rng = numpy.random.default_rng(5)
     arrays = [rng.standard_normal(x_shape), rng.standard_normal(w_shape)] + \
         ([rng.standard_normal(w_shape[0])] if bias else [])
+
+    def torch_answer(torch):
+        leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+        out = torch.nn.functional.conv1d(*leaves, **kwargs)
+        (out * torch.tensor(_upstream(out.shape, 6))).sum().backward()
+        return [out] + [leaf.grad for leaf in leaves]
+
+    out_theirs, *grads_theirs = reference(torch_answer, {"arrays": arrays})
     ours = [mg.tensor(a, requires_grad=True) for a in arrays]
-    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
     out_ours = F.conv1d(*ours, **kwargs, algorithm=algorithm)
-    out_theirs = torch.nn.functional.conv1d(*theirs, **kwargs)
     assert_close(out_ours, out_theirs, "float64", "output")
-    upstream = rng.standard_normal(tuple(out_theirs.shape))
-    (out_ours * mg.tensor(upstream)).sum().backward()
-    (out_theirs * torch.tensor(upstream)).sum().backward()
-    for name, a, b in zip(("input", "weight", "bias"), ours, theirs):
-        assert_close(a.grad, b.grad, "float64", f"{name} gradient")
+    (out_ours * mg.tensor(_upstream(out_ours.shape, 6))).sum().backward()
+    for name, a, b in zip(("input", "weight", "bias"), ours, grads_theirs):
+        assert_close(a.grad, b, "float64", f"{name} gradient")
 
 
 def test_conv1d_algorithm_scope_reaches_it():
@@ -300,13 +317,21 @@ def _pool_pair(name, x_shape, kwargs, seed=8, ties=False):
                          [("avg_pool1d", k) for k in AVG_CASES])
 @pytest.mark.parametrize("ties", [False, True])
 def test_pool1d_values_and_gradient_match_torch(name, kwargs, x_shape, ties):
-    torch = require_torch()
-    (x_ours, out_ours), (x_theirs, out_theirs) = _pool_pair(name, x_shape, kwargs, ties=ties)
+    rng = numpy.random.default_rng(8)
+    array = rng.integers(0, 3, x_shape).astype(numpy.float64) if ties else rng.standard_normal(x_shape)
+
+    def torch_answer(torch):
+        x = torch.tensor(array, requires_grad=True)
+        out = getattr(torch.nn.functional, name)(x, **kwargs)
+        (out * torch.tensor(_upstream(out.shape, 9))).sum().backward()
+        return out, x.grad
+
+    out_theirs, grad_theirs = reference(torch_answer, {"x": array})
+    x_ours = mg.tensor(array, requires_grad=True)
+    out_ours = getattr(F, name)(x_ours, **kwargs)
     assert_close(out_ours, out_theirs, "float64", "output")
-    upstream = numpy.random.default_rng(9).standard_normal(tuple(out_theirs.shape))
-    (out_ours * mg.tensor(upstream)).sum().backward()
-    (out_theirs * torch.tensor(upstream)).sum().backward()
-    assert_close(x_ours.grad, x_theirs.grad, "float64", "input gradient")
+    (out_ours * mg.tensor(_upstream(out_ours.shape, 9))).sum().backward()
+    assert_close(x_ours.grad, grad_theirs, "float64", "input gradient")
 
 
 @pytest.mark.parametrize("kwargs", MAX_CASES)
@@ -380,5 +405,5 @@ def test_1d_layers_on_the_standin_match_the_cpu(cuda):
         out = model(xt)
         (out * out).sum().backward()
         results.append([host(out), host(xt.grad)] + [host(p.grad) for p in model.parameters()])
-    for ours, reference in zip(*results):
-        numpy.testing.assert_allclose(ours, reference, **TOLERANCES["float32"])
+    for ours, expected in zip(*results):
+        numpy.testing.assert_allclose(ours, expected, **TOLERANCES["float32"])

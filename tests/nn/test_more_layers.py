@@ -7,6 +7,7 @@ import warnings
 import numpy
 import pytest
 from _torch import raises_like_torch, require_torch
+from core.helpers import check_against_torch
 
 import minigrad as mg
 import minigrad.nn as nn
@@ -102,18 +103,8 @@ def test_erf_is_accurate_to_float64_rounding():
                                           ("huber_loss", {"delta": 2.5})])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_losses_match_torch(name, kwargs, reduction):
-    torch = require_torch()
-    a, b = _input((3, 5), 1), _input((3, 5), 2)
-    x, y = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
-    xt, yt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
-    out = getattr(F, name)(x, y, reduction=reduction, **kwargs)
-    ref = getattr(torch.nn.functional, name)(xt, yt, reduction=reduction, **kwargs)
-    numpy.testing.assert_allclose(out.array, ref.detach().numpy(), rtol=1e-12)
-    g = _input(tuple(ref.shape), 3)
-    (out * mg.tensor(g)).sum().backward()
-    (ref * torch.tensor(g)).sum().backward()
-    numpy.testing.assert_allclose(x.grad.array, xt.grad.numpy(), rtol=1e-12, atol=1e-15)
-    numpy.testing.assert_allclose(y.grad.array, yt.grad.numpy(), rtol=1e-12, atol=1e-15)
+    check_against_torch(lambda m, x, y: getattr(m.nn.functional, name)(x, y, reduction=reduction, **kwargs),
+                        [_input((3, 5), 1), _input((3, 5), 2)], "float64", seed=3)
 
 
 def test_loss_modules_match_torch():

@@ -7,11 +7,10 @@ two libraries see exactly the same inputs and only their update rules are compar
 from __future__ import annotations
 
 import numpy
-from _torch import require_torch
+from _reference import reference
+from _torch import exception_name
 
 import minigrad as mg
-
-torch = require_torch()
 
 SHAPES = [(3, 4), (5,), ()]
 TOLERANCE = {numpy.float32: {"rtol": 1e-6, "atol": 1e-6}, numpy.float64: {"rtol": 1e-12, "atol": 1e-12}}
@@ -57,19 +56,30 @@ def run(lib, name: str, start: list, grads: list, groups=None, device: str = "cp
 
 
 def assert_same_params(ours: list, theirs: list, dtype) -> None:
-    for mine, reference in zip(ours, theirs):
-        assert mine.dtype == reference.dtype
-        numpy.testing.assert_allclose(mine, reference, **TOLERANCE[dtype])
+    for mine, expected in zip(ours, theirs):
+        assert mine.dtype == expected.dtype
+        numpy.testing.assert_allclose(mine, expected, **TOLERANCE[dtype])
 
 
 def both(name: str, dtype, steps: int = 6, **options) -> None:
     """minigrad and PyTorch agree after ``steps`` steps of optimiser ``name``."""
     start, grads = start_and_gradients(dtype, steps)
     ours, _, _ = run(mg, name, start, grads, **options)
-    theirs, _, _ = run(torch, name, start, grads, **options)
+    theirs = reference(lambda torch: run(torch, name, start, grads, **options)[0],
+                       {"start": start, "grads": grads, "options": options})
     assert_same_params(ours, theirs, dtype)
     for before, after in zip(start, ours):  # the comparison is not vacuous: the weights moved
         assert not numpy.allclose(before, after)
+
+
+def described(error: BaseException) -> list:
+    """[qualified exception name, message]: what the error comparisons hold against PyTorch's."""
+    return [exception_name(error), str(error)]
+
+
+def torch_error(make) -> list:
+    """:func:`described` of the exception ``make(torch)`` raises (recorded, see ``_reference``)."""
+    return reference(lambda torch: described(error_of(lambda: make(torch))))
 
 
 def error_of(call) -> BaseException:

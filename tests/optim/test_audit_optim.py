@@ -8,10 +8,11 @@ match PyTorch's.
 
 import numpy
 import pytest
+from _torch import require_torch
 
 import minigrad as mg
 
-from .helpers import as_numpy, assert_same_params, make_params, run, set_grads, start_and_gradients, torch
+from .helpers import as_numpy, assert_same_params, make_params, run, set_grads, start_and_gradients
 
 OLDER_OPTIONS = {"SGD": ("nesterov", "maximize", "foreach", "differentiable", "fused"),
                  "Adam": ("amsgrad", "maximize", "foreach", "capturable", "differentiable",
@@ -25,6 +26,7 @@ def _to_minigrad(saved: dict) -> dict:
 
 @pytest.mark.parametrize("name, options", [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 0.01})])
 def test_a_state_dict_without_newer_options_loads_and_trains_like_torch(name, options):
+    torch = require_torch()
     start, grads = start_and_gradients(numpy.float32, 6)
     _, _, reference = run(torch, name, start, grads[:3], **options)
     saved = reference.state_dict()
@@ -49,6 +51,7 @@ def test_a_state_dict_without_newer_options_loads_and_trains_like_torch(name, op
 
 
 def test_adam_state_dict_loaded_into_sgd_gains_sgds_options_like_torch():
+    torch = require_torch()
     start, grads = start_and_gradients(numpy.float32, 2)
     keys = []
     for lib in (mg, torch):
@@ -71,6 +74,7 @@ def test_adam_step_counted_with_a_plain_number_becomes_a_tensor():
 
 
 def test_add_param_group_of_a_non_dict_names_the_class_like_torch():
+    torch = require_torch()
     a, b = make_params(mg, [numpy.ones(2), numpy.ones(2)])
     optimizer = mg.optim.SGD([a], lr=0.1)
     with pytest.raises(TypeError, match=r"param_group must be a dict, but got <class 'list'>"):
@@ -82,6 +86,7 @@ def test_add_param_group_of_a_non_dict_names_the_class_like_torch():
 
 @pytest.mark.parametrize("scheduler", ["StepLR", "CosineAnnealingLR"])
 def test_resuming_a_scheduler_without_initial_lr_explains_like_torch(scheduler):
+    torch = require_torch()
     pattern = r"param 'initial_lr' is not specified in param_groups\[0\].*resume training from a checkpoint"
     for lib in (mg, torch):
         optimizer = lib.optim.SGD([lib.ones(2, requires_grad=True)], lr=0.1)

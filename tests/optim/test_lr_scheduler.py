@@ -4,10 +4,11 @@ import warnings
 
 import numpy
 import pytest
+from _torch import require_torch
 
 import minigrad as mg
 
-from .helpers import as_numpy, make_params, set_grads, start_and_gradients, torch
+from .helpers import as_numpy, make_params, set_grads, start_and_gradients
 
 LRS = [0.1, 0.03]
 
@@ -44,6 +45,7 @@ CASES = [
 
 @pytest.mark.parametrize("name, options", CASES)
 def test_learning_rates_match_torch_over_many_epochs(name, options):
+    torch = require_torch()
     ours = history(*scheduled(mg, name, **options), epochs=300)  # several cosine periods
     theirs = history(*scheduled(torch, name, **options), epochs=300)
     # Exactly equal: the same float operations in the same order (well within the required 1e-12).
@@ -67,6 +69,7 @@ def test_step_lr_by_hand():
 
 @pytest.mark.parametrize("name, options", CASES[::2])
 def test_resuming_with_last_epoch_matches_torch(name, options):
+    torch = require_torch()
     ours = history(*scheduled(mg, name, last_epoch=12, **options), epochs=40)
     theirs = history(*scheduled(torch, name, last_epoch=12, **options), epochs=40)
     assert ours == theirs
@@ -80,6 +83,7 @@ def test_resuming_without_initial_lr_raises():
 
 @pytest.mark.parametrize("name, options", CASES[::2])
 def test_step_with_an_epoch_uses_the_closed_form_and_warns_like_torch(name, options):
+    torch = require_torch()
     def jumps(lib):
         optimizer, scheduler = scheduled(lib, name, **options)
         rates = []
@@ -94,6 +98,7 @@ def test_step_with_an_epoch_uses_the_closed_form_and_warns_like_torch(name, opti
 
 
 def test_state_dict_matches_torch_and_round_trips_through_a_file(tmp_path):
+    torch = require_torch()
     options = {"T_max": 30, "eta_min": 1e-3}
     optimizer, scheduler = scheduled(mg, "CosineAnnealingLR", **options)
     reference_optimizer, reference = scheduled(torch, "CosineAnnealingLR", **options)
@@ -111,6 +116,7 @@ def test_state_dict_matches_torch_and_round_trips_through_a_file(tmp_path):
 
 
 def test_scheduled_training_matches_torch():
+    torch = require_torch()
     start, grads = start_and_gradients(numpy.float64, 12, shapes=[(4,), (3,)])
 
     def train(lib):

@@ -10,11 +10,12 @@ import warnings
 
 import numpy
 import pytest
-from _torch import raises_like_torch
+from _reference import plain, reference
+from _torch import raises_like_torch, require_torch
 
 import minigrad as mg
 
-from .helpers import as_numpy, make_params, set_grads, start_and_gradients, torch
+from .helpers import as_numpy, make_params, set_grads, start_and_gradients
 
 LRS = [0.1, 0.03]
 OPTIMIZERS = ["SGD", "Adam"]
@@ -90,9 +91,8 @@ def steps_of(name: str, options: dict) -> int:
 @pytest.mark.parametrize(("name", "options"), CASES, ids=IDS)
 def test_learning_rates_and_momenta_match_torch_after_every_step(kind, name, options):
     steps = steps_of(name, options)
-    ours = history(*scheduled(mg, kind, name, **options), steps)
-    theirs = history(*scheduled(torch, kind, name, **options), steps)
-    assert ours == theirs
+    ours = plain(history(*scheduled(mg, kind, name, **options), steps))
+    assert ours == reference(lambda torch: history(*scheduled(torch, kind, name, **options), steps))
     assert len({tuple(lrs) for lrs, _ in ours}) > 2  # the schedule really moved the rates
 
 
@@ -148,9 +148,9 @@ def test_training_with_a_schedule_matches_torch(kind, name, options):
             scheduler.step()
         return [as_numpy(p) for p in params]
 
-    ours, theirs = train(mg), train(torch)
-    for mine, reference, before in zip(ours, theirs, start):
-        numpy.testing.assert_allclose(mine, reference, rtol=1e-12, atol=1e-12)
+    ours, theirs = train(mg), reference(train, {"start": start, "grads": grads})
+    for mine, expected, before in zip(ours, theirs, start):
+        numpy.testing.assert_allclose(mine, expected, rtol=1e-12, atol=1e-12)
         assert not numpy.allclose(mine, before)
 
 
@@ -202,12 +202,13 @@ def test_reduce_lr_on_plateau_matches_torch(kind, options, seed):
     metrics = metric_sequence(seed)
     if options["mode"] == "max":
         metrics = [-value for value in metrics]
-    ours = plateau_history(mg, kind, metrics, **options)
-    assert ours == plateau_history(torch, kind, metrics, **options)
+    ours = plain(plateau_history(mg, kind, metrics, **options))
+    assert ours == reference(lambda torch: plateau_history(torch, kind, metrics, **options))
     assert len({tuple(entry[0]) for entry in ours[1:]}) > 1  # it did reduce
 
 
 def test_reduce_lr_on_plateau_takes_one_element_tensors():
+    torch = require_torch()
     metrics = metric_sequence(3, length=30)
     ours = plateau_history(mg, "SGD", metrics, as_tensor=True, patience=1)
     assert ours == plateau_history(torch, "SGD", metrics, as_tensor=True, patience=1)
@@ -235,6 +236,7 @@ def test_reduce_lr_on_plateau_does_not_warn_about_the_call_order():
 
 
 def test_reduce_lr_on_plateau_epoch_argument_warns_like_torch():
+    torch = require_torch()
     def run(lib):
         optimizer, scheduler = scheduled(lib, "SGD", "ReduceLROnPlateau", patience=0)
         with pytest.warns(UserWarning, match="epoch parameter"):
@@ -255,6 +257,7 @@ def test_reduce_lr_on_plateau_with_a_new_group_and_min_lr_list_raises_like_torch
 
 
 def test_reduce_lr_on_plateau_with_a_new_group_and_scalar_min_lr_matches_torch():
+    torch = require_torch()
     def run(lib):
         optimizer, scheduler = scheduled(lib, "SGD", "ReduceLROnPlateau", patience=0, min_lr=0.01)
         optimizer.add_param_group({"params": [lib.zeros(2, requires_grad=True)], "lr": 0.5})
@@ -293,6 +296,7 @@ STATE_CASES = [
 @pytest.mark.parametrize("kind", OPTIMIZERS)
 @pytest.mark.parametrize(("name", "options"), STATE_CASES, ids=[name for name, _ in STATE_CASES])
 def test_state_dict_matches_torch_and_round_trips_mid_schedule(kind, name, options, tmp_path):
+    torch = require_torch()
     optimizer, scheduler = scheduled(mg, kind, name, **options())
     reference_optimizer, reference = scheduled(torch, kind, name, **options())
     history(optimizer, scheduler, 9)
@@ -329,6 +333,7 @@ def test_lambda_state_dict_keeps_callable_objects_state_but_not_functions():
 
 
 def test_reduce_lr_on_plateau_state_dict_matches_torch_and_round_trips(tmp_path):
+    torch = require_torch()
     metrics = metric_sequence(5)
     options = {"mode": "min", "patience": 1, "cooldown": 1, "min_lr": [1e-3, 1e-4]}
 
@@ -364,6 +369,7 @@ def test_reduce_lr_on_plateau_state_dict_matches_torch_and_round_trips(tmp_path)
 @pytest.mark.parametrize(("name", "options"), [CASES[4], CASES[6], CASES[8], CASES[2], CASES[0]],
                          ids=["MultiStepLR", "ExponentialLR", "LinearLR", "MultiplicativeLR", "LambdaLR"])
 def test_resuming_with_last_epoch_matches_torch(name, options):
+    torch = require_torch()
     def resume(lib):
         optimizer = make_optimizer(lib, "SGD")
         for group in optimizer.param_groups:
@@ -375,6 +381,7 @@ def test_resuming_with_last_epoch_matches_torch(name, options):
 
 
 def test_one_cycle_lr_resumes_with_last_epoch_like_torch():
+    torch = require_torch()
     def resume(lib):
         optimizer = make_optimizer(lib, "SGD")
         lib.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1.0, total_steps=20)
@@ -387,6 +394,7 @@ def test_one_cycle_lr_resumes_with_last_epoch_like_torch():
 @pytest.mark.parametrize(("name", "options"), [CASES[0], CASES[2], CASES[4], CASES[6], CASES[8]],
                          ids=["LambdaLR", "MultiplicativeLR", "MultiStepLR", "ExponentialLR", "LinearLR"])
 def test_step_with_an_epoch_matches_torch_and_warns(name, options):
+    torch = require_torch()
     def jumps(lib):
         optimizer, scheduler = scheduled(lib, "SGD", name, **options)
         rates = []
@@ -402,6 +410,7 @@ def test_step_with_an_epoch_matches_torch_and_warns(name, options):
 
 @pytest.mark.parametrize(("name", "options"), CASES[::2], ids=IDS[::2])
 def test_scheduler_step_before_optimizer_step_warns_like_torch(name, options):
+    torch = require_torch()
     for lib in (torch, mg):
         optimizer, scheduler = scheduled(lib, "SGD", name, **options)
         with pytest.warns(UserWarning, match=r"before `optimizer.step\(\)`"):
@@ -491,6 +500,7 @@ def test_bad_arguments_raise_like_torch(name, options, error, fragments):
 
 
 def test_one_cycle_lr_needs_momentum_or_betas_to_cycle():
+    torch = require_torch()
     raises_like_torch(lambda lib: lib.optim.lr_scheduler.OneCycleLR(plain_optimizer(lib), 0.1, total_steps=5),
                       ValueError, "momentum or beta1", "cycle_momentum")
     for lib in (mg, torch):  # without cycling it schedules any optimizer
@@ -505,6 +515,7 @@ def test_schedulers_need_an_optimizer(name):
 
 
 def test_multistep_lr_closed_form_after_a_round_trip_through_a_file(tmp_path):
+    torch = require_torch()
     def jump_after_resume(lib):
         optimizer, scheduler = scheduled(lib, "SGD", "MultiStepLR", milestones=[2, 6, 6])
         history(optimizer, scheduler, 3)

@@ -5,6 +5,7 @@ import warnings
 import numpy
 import pytest
 import standin_cupy
+from _torch import require_torch
 
 import minigrad as mg
 
@@ -16,7 +17,6 @@ from .helpers import (
     run,
     set_grads,
     start_and_gradients,
-    torch,
 )
 
 GROUPS = [([0], {"lr": 0.5}), ([1, 2], {"momentum": 0.5, "weight_decay": 0.1})]
@@ -24,6 +24,7 @@ GROUPS = [([0], {"lr": 0.5}), ([1, 2], {"momentum": 0.5, "weight_decay": 0.1})]
 
 @pytest.mark.parametrize("name, options", [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 0.01})])
 def test_param_groups_with_their_own_options_match_torch(name, options):
+    torch = require_torch()
     adam_groups = [([0], {"lr": 0.05}), ([1, 2], {"betas": (0.5, 0.9), "amsgrad": True})]
     groups = GROUPS if name == "SGD" else adam_groups
     start, grads = start_and_gradients(numpy.float64, 5)
@@ -63,6 +64,7 @@ def test_named_parameters_are_accepted_and_their_names_kept():
 @pytest.mark.parametrize("case", ["tensor", "empty", "set", "not-a-tensor", "non-leaf", "twice",
                                   "group-not-dict"])
 def test_bad_parameters_raise_like_torch(case):
+    torch = require_torch()
     def attempt(lib):
         p, q = make_params(lib, [numpy.ones(2), numpy.ones(2)])
         if case == "tensor":
@@ -88,6 +90,7 @@ def test_bad_parameters_raise_like_torch(case):
 @pytest.mark.parametrize("name, options", [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 0.01})])
 @pytest.mark.parametrize("saved_shape", [(3,), (1,), (2, 2)])
 def test_a_loaded_state_of_another_shape_fails_the_step_like_torch(name, options, saved_shape):
+    torch = require_torch()
     def attempt(lib):
         (p,) = make_params(lib, [numpy.ones(2)])
         (q,) = make_params(lib, [numpy.ones(saved_shape)])
@@ -148,6 +151,7 @@ def test_step_updates_in_place_and_bumps_the_version(name):
 
 
 def test_repr_lists_group_options_like_torch():
+    torch = require_torch()
     ours = repr(mg.optim.Adam(make_params(mg, [numpy.ones(2)]), lr=0.1))
     theirs = repr(torch.optim.Adam(make_params(torch, [numpy.ones(2)]), lr=0.1))
     assert ours == theirs
@@ -165,6 +169,7 @@ SETUPS = [
 
 @pytest.mark.parametrize("name, options", SETUPS)
 def test_state_dict_has_torchs_structure_and_values(name, options):
+    torch = require_torch()
     start, grads = start_and_gradients(numpy.float32, 3)
     _, _, ours = run(mg, name, start, grads, groups=[([0, 2], {}), ([1], {"lr": 0.5})], **options)
     _, _, theirs = run(torch, name, start, grads, groups=[([0, 2], {}), ([1], {"lr": 0.5})], **options)
@@ -200,6 +205,7 @@ def test_state_dict_round_trip_through_a_file_continues_exactly(name, options, t
 
 
 def test_load_state_dict_from_torch_continues_like_torch():
+    torch = require_torch()
     start, grads = start_and_gradients(numpy.float32, 6)
     options = {"lr": 0.01, "amsgrad": True}
     theirs, _, _ = run(torch, "Adam", start, grads, **options)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from _reference import reference
 from _torch import require_torch
 
 import minigrad
@@ -302,40 +303,50 @@ def _evaluate(expression: str, library):
     return eval(expression, {"m": library, "np": np, "math": math})  # noqa: S307 (our own table of idioms)
 
 
-def _assert_same(ours, theirs, where: str, values: bool = True) -> None:
-    if isinstance(theirs, tuple | list):
-        assert isinstance(ours, tuple | list) and len(ours) == len(theirs), where
-        for a, b in zip(ours, theirs):
-            _assert_same(a, b, where, values)
-        return
-    if type(theirs).__module__.startswith("torch") and hasattr(theirs, "detach"):  # a Tensor or Parameter
+def _described(value, values: bool = True):
+    """PyTorch's result as plain data a record can hold (``_reference``): a tensor's shape, dtype,
+    requires_grad and (with ``values``) values; items of tuples and lists; a dtype's name; else the value."""
+    if isinstance(value, tuple | list):
+        return {"items": [_described(item, values) for item in value]}
+    if hasattr(value, "detach") and hasattr(value, "requires_grad"):  # a Tensor or Parameter
+        return {"tensor": [list(value.shape), str(value.dtype).split(".")[-1], bool(value.requires_grad),
+                           value.detach() if values else None]}
+    if type(value).__name__ == "dtype":
+        return {"name": str(value).split(".")[-1]}
+    return {"value": value}
+
+
+def _assert_like(ours, theirs: dict, where: str) -> None:
+    """``ours`` agrees with PyTorch's :func:`_described` answer."""
+    if "items" in theirs:
+        assert isinstance(ours, tuple | list) and len(ours) == len(theirs["items"]), where
+        for a, b in zip(ours, theirs["items"]):
+            _assert_like(a, b, where)
+    elif "tensor" in theirs:
+        shape, dtype, requires_grad, values = theirs["tensor"]
         assert isinstance(ours, minigrad.Tensor), f"{where}: {type(ours).__name__}"
-        assert tuple(ours.shape) == tuple(theirs.shape), where
-        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1], where
-        assert ours.requires_grad == theirs.requires_grad, where
-        if values:
-            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-5, atol=1e-6,
-                                       err_msg=where)
-        return
-    if type(theirs).__name__ in ("dtype", "Size"):
-        assert str(ours).split(".")[-1] == str(theirs).split(".")[-1], where
-        return
-    if isinstance(theirs, float):
-        assert ours == pytest.approx(theirs, rel=1e-5), where
-        return
-    assert ours == theirs, f"{where}: {ours!r} != {theirs!r}"
+        assert [list(ours.shape), str(ours.dtype).split(".")[-1], ours.requires_grad] == \
+            [shape, dtype, requires_grad], where
+        if values is not None:
+            np.testing.assert_allclose(ours.detach().numpy(), values, rtol=1e-5, atol=1e-6, err_msg=where)
+    elif "name" in theirs:
+        assert str(ours).split(".")[-1] == theirs["name"], where
+    elif isinstance(theirs["value"], float):
+        assert ours == pytest.approx(theirs["value"], rel=1e-5), where
+    else:
+        assert ours == theirs["value"], f"{where}: {ours!r} != {theirs['value']!r}"
 
 
 @pytest.mark.parametrize("expression", _cases(VALUES))
 def test_idiom_gives_pytorchs_values(expression):
-    torch = require_torch()
-    _assert_same(_evaluate(expression, minigrad), _evaluate(expression, torch), expression)
+    theirs = reference(lambda torch: _described(_evaluate(expression, torch)))
+    _assert_like(_evaluate(expression, minigrad), theirs, expression)
 
 
 @pytest.mark.parametrize("expression", _cases(RANDOM))
 def test_random_idiom_gives_pytorchs_shape_and_dtype(expression):
-    torch = require_torch()
-    _assert_same(_evaluate(expression, minigrad), _evaluate(expression, torch), expression, values=False)
+    theirs = reference(lambda torch: _described(_evaluate(expression, torch), values=False))
+    _assert_like(_evaluate(expression, minigrad), theirs, expression)
 
 
 @pytest.mark.parametrize("statements", STATEMENTS)

@@ -1,0 +1,130 @@
+"""The package as a user gets it: ``python -m build`` makes an sdist and a wheel; the sdist holds
+the whole test suite, the docs, the notebooks and the examples; the wheel, installed into a fresh
+virtual environment with nothing but its declared dependencies, runs the README's Python snippets
+and ``examples/custom_function.py``.
+
+Slow (a build, a virtual environment, a pip install of NumPy and tqdm), so it builds once per
+module. pip takes NumPy and tqdm from its cache or the configured index; where neither can give
+them, or where no virtual environment can be made, the test skips and says which.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FENCE = re.compile(r"```python\n(.*?)\n```", re.S)
+# the wheel's requirements, and what a fresh virtual environment starts with
+ALLOWED = {"minigrad-edu", "numpy", "tqdm", "pip", "setuptools", "colorama"}
+
+
+def _environment() -> dict[str, str]:
+    """This process's environment without anything that points Python at the checkout."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and the wheel, built from this checkout (without network: ``--no-isolation``)."""
+    pytest.importorskip("build", reason="the 'build' package (dev extra) makes the sdist and the wheel")
+    # A copy of the checkout: builds write build/ and *.egg-info beside the sources, and two test
+    # workers may build at once.
+    source = tmp_path_factory.mktemp("source") / "minigrad"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".*venv*", "build", "dist", "site", "*.egg-info", "__pycache__", ".*cache", "runs"))
+    out = tmp_path_factory.mktemp("dist")
+    command = [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(source)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, env=_environment())
+    assert result.returncode == 0, f"build failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return out
+
+
+def test_build_makes_an_sdist_and_a_wheel_with_py_typed(dist: Path) -> None:
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "minigrad/py.typed" in names and "minigrad/tensor.py" in names
+    assert not any(name.startswith("tests/") for name in names)
+    for label in ("Homepage", "Documentation", "Source", "Issues"):
+        assert f"Project-URL: {label}, " in metadata
+    assert sorted(re.findall(r"^Requires-Dist: ([\w-]+)[^;\n]*$", metadata, re.M)) == ["numpy", "tqdm"]
+
+
+def test_the_sdist_holds_the_whole_suite_docs_notebooks_and_examples(dist: Path) -> None:
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        top = archive.getnames()[0].split("/")[0]
+        names = {name.removeprefix(f"{top}/") for name in archive.getnames()}
+    wanted = {path.relative_to(ROOT).as_posix()
+              for folder in ("tests", "docs", "notebooks", "examples")
+              for path in (ROOT / folder).rglob("*")
+              if path.is_file() and "__pycache__" not in path.parts and ".ipynb_checkpoints" not in path.parts
+              and path.suffix not in (".pyc", ".tmp")}
+    assert {"tests/conftest.py", "tests/core/helpers.py", "tests/_reference.py", "mkdocs.yml",
+            "examples/custom_function.py", "minigrad/py.typed"} <= names
+    assert any(name.startswith("tests/reference/records/") for name in names)
+    assert wanted - names == set()
+
+
+def test_the_wheel_alone_runs_the_readme_and_the_custom_function_example(dist: Path, tmp_path: Path) -> None:
+    (wheel,) = dist.glob("*.whl")
+    home = tmp_path / "venv"
+    try:
+        venv.create(home, with_pip=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        pytest.skip(f"no virtual environment can be made here ({error}); the wheel test needs one")
+    python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                              str(wheel)], capture_output=True, text=True, timeout=600, env=_environment())
+    if install.returncode != 0 and re.search(r"No matching distribution|Could not find a version|"
+                                             r"Failed to establish|NewConnectionError", install.stderr):
+        pytest.skip(f"pip cannot get NumPy/tqdm from its cache or index here:\n{install.stderr[-1000:]}")
+    assert install.returncode == 0, install.stderr[-3000:]
+
+    installed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
+                               text=True, timeout=120, env=_environment()).stdout
+    names = {line.split("==")[0].lower().replace("_", "-") for line in installed.split()}
+    assert names - ALLOWED == set(), f"more than the declared dependencies: {sorted(names - ALLOWED)}"
+
+    def run(arguments: list[str], what: str) -> str:
+        done = subprocess.run([str(python), *arguments], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300, env=_environment())
+        assert done.returncode == 0, f"{what} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+    where = run(["-c", "import minigrad; print(minigrad.__file__)"], "import minigrad")
+    assert Path(where.strip()).is_relative_to(home), f"minigrad imported from {where.strip()}, not the wheel"
+    snippets = FENCE.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(snippets) >= 2
+    for number, code in enumerate(snippets):
+        run(["-c", code], f"README python block {number}")
+    example = tmp_path / "custom_function.py"
+    source = ROOT / "examples" / "custom_function.py"
+    example.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    run([str(example)], "examples/custom_function.py")
+
+
+def test_a_type_checker_sees_the_signatures_the_decorators_wrap(tmp_path: Path) -> None:
+    """``numpy_keywords`` keeps the signature it wraps: ``x.sum()`` is a Tensor, not ``Any``."""
+    pytest.importorskip("mypy", reason="mypy (dev extra) is the type checker")
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text("import minigrad as mg\n"
+                       "x = mg.ones(2, 3)\n"
+                       "reveal_type(x.sum())\n"
+                       "reveal_type(x.mean(dim=1, keepdim=True))\n", encoding="utf-8")
+    command = [sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"),
+               str(snippet)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    revealed = re.findall(r'Revealed type is "([^"]+)"', done.stdout)
+    assert revealed == ["minigrad.tensor.Tensor", "minigrad.tensor.Tensor"], done.stdout + done.stderr
