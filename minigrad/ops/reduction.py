@@ -56,7 +56,8 @@ class Sum(Function):
         array = a.array
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64  # integer and bool sums are int64, as in PyTorch
-        return wrap(array.sum(axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.numpy))
+        with ieee_results():  # inf + (-inf) = nan, silently as in PyTorch
+            return wrap(array.sum(axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.numpy))
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,11 +88,11 @@ class Mean(Function):
     def forward(ctx, a, axes, keepdim):
         _remember_shapes(ctx, a, axes, keepdim)
         ctx.count = _reduced_count(a.array.shape, axes)
-        if a.array.size == 0:  # the mean of nothing is 0/0 = nan, silently as in PyTorch (NumPy's warns)
-            with ieee_results():
+        with ieee_results():  # nan from inf − inf or from 0/0 (no elements) comes silently, as in PyTorch
+            if a.array.size == 0:
                 out = a.array.sum(axis=axes, keepdims=keepdim) / ctx.count
-        else:
-            out = a.array.mean(axis=axes, keepdims=keepdim)
+            else:
+                out = a.array.mean(axis=axes, keepdims=keepdim)
         return wrap(out.astype(a.array.dtype, copy=False))
 
     @staticmethod

@@ -91,14 +91,15 @@ def test_strided_adds_give_the_same_numbers_with_the_small_buffer():
     np.testing.assert_array_equal(image, expected)
 
 
-def test_backward_uses_the_small_buffer_and_leaves_the_callers(device):
+def test_backward_leaves_numpys_buffer_alone_even_inside_hooks(device):
+    """Only col2im, inside itself, runs with the small buffer: a user's hook sees the caller's."""
     seen = []
     x = mg.ones(3, requires_grad=True)
     y = x * 2
     y.register_hook(lambda grad: seen.append(np.getbufsize()))
     before = np.getbufsize()
     y.sum().backward()
-    assert seen == [UFUNC_BUFFER_ELEMENTS] and np.getbufsize() == before
+    assert seen == [before] and np.getbufsize() == before != UFUNC_BUFFER_ELEMENTS
 
 
 def _axes_by_stride(array):
