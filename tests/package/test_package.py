@@ -3,8 +3,8 @@ the whole test suite, the docs, the notebooks and the examples; the wheel, insta
 virtual environment with nothing but its declared dependencies, runs the README's Python snippets
 and ``examples/custom_function.py``.
 
-Slow (a build, a virtual environment, a pip install of NumPy and tqdm), so it builds once per
-module. pip takes NumPy and tqdm from its cache or the configured index; where neither can give
+Slow (a build, a virtual environment, a pip install of NumPy, tqdm and threadpoolctl), so it
+builds once per module. pip takes the dependencies from its cache or the configured index; where neither can give
 them, or where no virtual environment can be made, the test skips and says which.
 """
 
@@ -25,7 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"```python\n(.*?)\n```", re.S)
 # the wheel's requirements, and what a fresh virtual environment starts with
-ALLOWED = {"minigrad-edu", "numpy", "tqdm", "pip", "setuptools", "colorama"}
+ALLOWED = {"minigrad-edu", "numpy", "tqdm", "threadpoolctl", "pip", "setuptools", "colorama"}
 
 
 def _environment() -> dict[str, str]:
@@ -58,7 +58,7 @@ def test_build_makes_an_sdist_and_a_wheel_with_py_typed(dist: Path) -> None:
     assert not any(name.startswith("tests/") for name in names)
     for label in ("Homepage", "Documentation", "Source", "Issues"):
         assert f"Project-URL: {label}, " in metadata
-    assert sorted(re.findall(r"^Requires-Dist: ([\w-]+)[^;\n]*$", metadata, re.M)) == ["numpy", "tqdm"]
+    assert sorted(re.findall(r"^Requires-Dist: ([\w-]+)[^;\n]*$", metadata, re.M)) == ["numpy", "threadpoolctl", "tqdm"]
 
 
 def test_the_sdist_holds_the_whole_suite_docs_notebooks_and_examples(dist: Path) -> None:
@@ -89,7 +89,7 @@ def test_the_wheel_alone_runs_the_readme_and_the_custom_function_example(dist: P
                               str(wheel)], capture_output=True, text=True, timeout=600, env=_environment())
     if install.returncode != 0 and re.search(r"No matching distribution|Could not find a version|"
                                              r"Failed to establish|NewConnectionError", install.stderr):
-        pytest.skip(f"pip cannot get NumPy/tqdm from its cache or index here:\n{install.stderr[-1000:]}")
+        pytest.skip(f"pip cannot get the dependencies from its cache or index here:\n{install.stderr[-1000:]}")
     assert install.returncode == 0, install.stderr[-3000:]
 
     installed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
