@@ -4,8 +4,8 @@ virtual environment with nothing but its declared dependencies, runs the README'
 and ``examples/custom_function.py``.
 
 Slow (a build, a virtual environment, a pip install of NumPy, tqdm and threadpoolctl), so it
-builds once per module. pip takes the dependencies from its cache or the configured index; where neither can give
-them, or where no virtual environment can be made, the test skips and says which.
+builds once per module. pip takes the dependencies from its cache or the configured index; where
+neither can give them, or where no virtual environment can be made, the test skips and says which.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def test_build_makes_an_sdist_and_a_wheel_with_py_typed(dist: Path) -> None:
     assert not any(name.startswith("tests/") for name in names)
     for label in ("Homepage", "Documentation", "Source", "Issues"):
         assert f"Project-URL: {label}, " in metadata
-    assert sorted(re.findall(r"^Requires-Dist: ([\w-]+)[^;\n]*$", metadata, re.M)) == ["numpy", "threadpoolctl", "tqdm"]
+    required = sorted(re.findall(r"^Requires-Dist: ([\w-]+)[^;\n]*$", metadata, re.M))
+    assert required == ["numpy", "threadpoolctl", "tqdm"]
 
 
 def test_the_sdist_holds_the_whole_suite_docs_notebooks_and_examples(dist: Path) -> None:
@@ -89,7 +90,7 @@ def test_the_wheel_alone_runs_the_readme_and_the_custom_function_example(dist: P
                               str(wheel)], capture_output=True, text=True, timeout=600, env=_environment())
     if install.returncode != 0 and re.search(r"No matching distribution|Could not find a version|"
                                              r"Failed to establish|NewConnectionError", install.stderr):
-        pytest.skip(f"pip cannot get the dependencies from its cache or index here:\n{install.stderr[-1000:]}")
+        pytest.skip(f"pip cannot get the dependencies from its cache or index:\n{install.stderr[-1000:]}")
     assert install.returncode == 0, install.stderr[-3000:]
 
     installed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True,
