@@ -48,6 +48,6 @@ def keep_freed_memory() -> bool:
 
 def _is_glibc() -> bool:
     try:
-        return os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc")
+        return (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
     except (AttributeError, ValueError, OSError):   # Windows has no confstr; other libcs no such name
         return False
