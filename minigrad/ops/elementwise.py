@@ -25,6 +25,7 @@ from minigrad.ops._util import (
     sign_array,
     wrap,
     xp_of,
+    zero_where,
 )
 from minigrad.tensor import Tensor
 
@@ -157,14 +158,15 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
         if a.dtype is _dtypes.bool:  # max(True, 0) has no meaning PyTorch accepts
             raise RuntimeError("Boolean inputs not supported for relu")
         x = a.array
-        out = wrap(xp_of(a).where(x < 0, x.dtype.type(0), x))  # keeps -0.0 and nan, as PyTorch's
+        # x where it is not negative: keeps -0.0 and nan, as PyTorch's (the backward's selection)
+        out = wrap(zero_where(x < 0, x))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return wrap(grad_where(~(out.array <= 0), grad.array))  # PyTorch's threshold_backward: nan passes
+        return wrap(zero_where(out.array <= 0, grad.array))  # PyTorch's threshold_backward: nan passes
 
 
 class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
@@ -287,7 +289,7 @@ def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
     shared = xp.where(x == y, g / 2, g)
     a_loses = (x < y) if ctx.kind == "maximum" else (x > y)
     b_loses = (x > y) if ctx.kind == "maximum" else (x < y)
-    return wrap(grad_where(~a_loses, shared)), wrap(grad_where(~b_loses, shared))
+    return wrap(zero_where(a_loses, shared)), wrap(zero_where(b_loses, shared))
 
 
 class Where(Function):
