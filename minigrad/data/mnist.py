@@ -30,7 +30,14 @@ __all__ = ["FILES", "MIRRORS", "MNIST", "MNISTFile", "default_root", "find_file"
 
 @dataclass(frozen=True)
 class MNISTFile:
-    """One of the four MNIST files: its name (without ``.gz``), array shape and checksums."""
+    """One of the four MNIST files: its name (without ``.gz``), array shape and checksums.
+
+    Args:
+        name: the file's name without ``.gz`` (``"train-images-idx3-ubyte"``).
+        shape: the shape of the array it holds.
+        sha256: the SHA-256 of the decompressed IDX bytes.
+        md5: the MD5 of the ``.gz`` file the mirrors publish.
+    """
 
     name: str
     shape: tuple[int, ...]
@@ -116,6 +123,14 @@ class MNIST(Dataset):
     subclass can point elsewhere. Each download from a mirror is bounded by the class
     attributes ``timeout`` (seconds without data), ``deadline`` (seconds in all) and
     ``min_rate`` (bytes per second); a failed mirror is reported before the next is tried.
+
+    Args:
+        root: the folder that holds the four IDX files directly (plain or ``.gz``); default
+            ``$MINIGRAD_DATA``, else ``~/.cache/minigrad/mnist``.
+        train: the training set (True) or the test set (False).
+        download: fetch missing files from the mirrors (checked against their checksums).
+        transform: applied to each image tensor that ``dataset[i]`` returns.
+        target_transform: applied to each label that ``dataset[i]`` returns.
     """
 
     mirrors: Sequence[str] = MIRRORS

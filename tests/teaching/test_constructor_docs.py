@@ -16,7 +16,9 @@ MODULES = ["minigrad.nn.modules.module", "minigrad.nn.parameter", "minigrad.nn.m
            "minigrad.viz.graph", "minigrad.viz.layout", "minigrad.viz.watch", "minigrad.optim.optimizer",
            "minigrad.optim.sgd", "minigrad.optim.adam", "minigrad.optim.adadelta", "minigrad.optim.adagrad",
            "minigrad.optim.rmsprop", "minigrad.optim.lr_scheduler", "minigrad.data.dataloader",
-           "minigrad.data.dataset", "minigrad.data.sampler", "minigrad.autograd.anomaly",
+           "minigrad.data.dataset", "minigrad.data.sampler", "minigrad.data.mnist",
+           "minigrad.autograd.anomaly", "minigrad.nn.modules.normalization", "minigrad.nn.modules.sparse",
+           "minigrad.nn.modules.distance",
            "minigrad.autograd.grad_mode"]
 
 

@@ -10,7 +10,12 @@ __all__ = ["CosineSimilarity", "PairwiseDistance"]
 
 
 class CosineSimilarity(Module):
-    """cos θ = ⟨x₁, x₂⟩ / (max(‖x₁‖, ε) · max(‖x₂‖, ε)) along ``dim``."""
+    """cos θ = ⟨x₁, x₂⟩ / (max(‖x₁‖, ε) · max(‖x₂‖, ε)) along ``dim``.
+
+    Args:
+        dim: the dimension the vectors lie along.
+        eps: the smallest norm used in the denominator.
+    """
 
     def __init__(self, dim: int = 1, eps: float = 1e-8):
         super().__init__()
@@ -22,7 +27,13 @@ class CosineSimilarity(Module):
 
 
 class PairwiseDistance(Module):
-    """‖x₁ − x₂ + ε‖_p over the last dimension (``norm`` holds p, as PyTorch's attribute)."""
+    """‖x₁ − x₂ + ε‖_p over the last dimension (``norm`` holds p, as PyTorch's attribute).
+
+    Args:
+        p: the norm's degree.
+        eps: added to the difference, so that equal vectors have a gradient.
+        keepdim: keep the reduced last dimension (of size 1).
+    """
 
     def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
         super().__init__()

@@ -18,7 +18,16 @@ __all__ = ["LayerNorm"]
 
 
 class LayerNorm(Module):
-    """y = (x − E[x]) / √(Var[x] + ε) · γ + β over the last ``len(normalized_shape)`` dimensions."""
+    """y = (x − E[x]) / √(Var[x] + ε) · γ + β over the last ``len(normalized_shape)`` dimensions.
+
+    Args:
+        normalized_shape: the trailing shape normalised over (an int for the last dimension).
+        eps: added to the variance.
+        elementwise_affine: learn γ (``weight``, ones at first) and β (``bias``, zeros at first).
+        bias: learn β as well (with ``elementwise_affine``).
+        device: where the parameters are made.
+        dtype: the parameters' dtype.
+    """
 
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None):

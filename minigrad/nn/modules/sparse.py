@@ -29,6 +29,19 @@ class Embedding(Module):
     place, before the lookup. ``scale_grad_by_freq``: each row's gradient is divided by how often
     the batch looks it up. ``sparse=True`` raises NotImplementedError in the forward (no sparse
     tensors in minigrad).
+
+    Args:
+        num_embeddings: how many rows the table has (the indices' range).
+        embedding_dim: the length of each row.
+        padding_idx: a row that starts at zero and gets no gradient.
+        max_norm: rescale each looked-up row whose norm exceeds it.
+        norm_type: the p of the norm ``max_norm`` bounds.
+        scale_grad_by_freq: divide each row's gradient by how often the batch uses it.
+        sparse: sparse gradients (not supported: raises in the forward).
+        _weight: a table to use instead of a fresh one (``from_pretrained``).
+        _freeze: with ``_weight``: the table requires no gradient.
+        device: where the table is made.
+        dtype: the table's dtype.
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
