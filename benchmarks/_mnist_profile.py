@@ -54,6 +54,7 @@ def profile(setup: Callable, steps: int, batch_size: int) -> None:
     import minigrad as mg
     import minigrad.nn.functional as F
     import minigrad.optim  # noqa: F401  (makes mg.optim available to setup)
+    mg.memory.keep_freed_memory()  # as examples/mnist_cnn.py and the timed runs opt in
 
     model, optimizer, images, labels = setup(mg, batch_size)
 
