@@ -36,10 +36,14 @@ def _require_mkdocs() -> None:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built once for this module into a temporary folder."""
     _require_mkdocs()
+    if not (ROOT / "node_modules" / "mathjax" / "es5").is_dir() and shutil.which("npm") is None:
+        pytest.skip("the docs site ships MathJax from npm: install Node.js, then `npm ci` in the "
+                    "repository root (CI does both)")
     out = tmp_path_factory.mktemp("site")
     # Material prints a notice about MkDocs 2.0 on every build; it is not a warning about our docs.
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    # The build executes the notebooks; the MNIST one reads the shared copy every checkout has beside it.
+    # The build executes the notebooks; the MNIST one reads $MINIGRAD_DATA, else ../shared/data/mnist
+    # where a checkout has it there, else downloads.
     shared_mnist = ROOT.parent / "shared" / "data" / "mnist"
     if "MINIGRAD_DATA" not in env and shared_mnist.is_dir():
         env["MINIGRAD_DATA"] = str(shared_mnist)
