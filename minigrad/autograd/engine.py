@@ -56,6 +56,14 @@ def _zeros_for(meta: tuple) -> Tensor:
     return Tensor(backend.array_module_for_type(array_type).zeros(shape, dtype=dtype))
 
 
+def _fill_missing(node: Node, grads: list) -> None:
+    """Zeros for the outputs that received no gradient, so that ``backward`` gets a Tensor for each
+    (``ctx.set_materialize_grads(False)`` leaves None instead)."""
+    for index, grad in enumerate(grads):
+        if grad is None and node._output_meta[index] is not None:
+            grads[index] = _zeros_for(node._output_meta[index])
+
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -133,17 +141,43 @@ class BackwardPass:
         return self.ready[0][2] if self.ready else None
 
     def step(self) -> tuple:
-        """Run the next node's backward; return ``(node, output_grads, input_grads)``."""
+        """Run the next node's backward; return ``(node, output_grads, input_grads)``.
+
+        A leaf's node adds its gradient to ``leaf.grad``; any other node runs its backward
+        and sends one gradient along each edge to its inputs.
+        """
         profiler = _Profiling.recorder
-        if profiler is None:
-            return self._step()
-        event = profiler.begin()
-        node, grads, input_grads = self._step()
-        profiler.end(event, node.name(), grads)
+        event = None if profiler is None else profiler.begin()
+        node = self._pop_ready()
+        grads = self._gather(node)
+        if isinstance(node, AccumulateGrad):
+            self._accumulate(node, grads[0])
+            input_grads: tuple = ()
+        else:
+            input_grads = self._call_backward(node, grads)
+            self._run_post_hooks(node, input_grads, grads)
+            if not self.retain_graph:
+                node._release()  # its saved tensors are not needed again
+            self._send(node, input_grads)
+        if event is not None:
+            profiler.end(event, node.name(), grads)
         return node, grads, input_grads
 
-    def _step(self) -> tuple:
-        _, _, node = heapq.heappop(self.ready)
+    def run(self) -> None:
+        while self.ready:
+            self.step()
+
+    # The steps, in the order ``step`` takes them. inf and nan in gradients come silently, as in
+    # PyTorch (NumPy would warn): ``ieee_results`` is around minigrad's own arithmetic (every backward
+    # included, so an op's backward needs none of its own), while the user's hooks run with their own
+    # NumPy settings.
+
+    def _pop_ready(self) -> Node:
+        """The newest node whose gradients have all arrived."""
+        return heapq.heappop(self.ready)[2]
+
+    def _gather(self, node: Node) -> list:
+        """The gradient of each of ``node``'s outputs, after the hooks, as ``grad()`` captures it."""
         grads = self.buffers.pop(node)
         if node._tensor_hooks or node._retained:
             grads = self._run_tensor_hooks(node, grads)
@@ -153,44 +187,57 @@ class BackwardPass:
             for index, grad in enumerate(grads):
                 if (node, index) in self.capture:
                     self.capture[(node, index)] = grad
-        # inf and nan in gradients come silently, as in PyTorch (NumPy would warn): around minigrad's
-        # own arithmetic only, so that the user's hooks run with their own NumPy settings.
-        if isinstance(node, AccumulateGrad):
-            if self.accumulate and grads[0] is not None:
-                with ieee_results():
-                    node.accumulate(grads[0])
-            return node, grads, ()
+        return grads
 
+    def _accumulate(self, node: AccumulateGrad, grad: Tensor | None) -> None:
+        """A leaf's gradient is added to its ``.grad`` (unless this pass only captures)."""
+        if self.accumulate and grad is not None:
+            with ieee_results():
+                node.accumulate(grad)
+
+    def _call_backward(self, node: Node, grads: list) -> tuple:
+        """Run one node's backward on its output gradients, with grad mode off; return one checked
+        gradient per input."""
         grad_enabled = _GradMode.enabled
         _GradMode.enabled = False
         try:
             with ieee_results():
-                input_grads = self._call_backward(node, grads)
+                if node.materialize_grads:
+                    _fill_missing(node, grads)
+                return self._checked(node, node.apply(*grads))
         finally:
             _GradMode.enabled = grad_enabled
-        if node._post_hooks:
-            for hook in node._post_hooks:
-                hook(input_grads, tuple(grads))
-        if not self.retain_graph:
-            node._release()
-        with ieee_results():
-            self._send(node, input_grads)
-        return node, grads, input_grads
 
-    def run(self) -> None:
-        while self.ready:
-            self.step()
+    @staticmethod
+    def _run_post_hooks(node: Node, input_grads: tuple, grads: list) -> None:
+        """``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)``, for inspection."""
+        for hook in node._post_hooks or ():
+            hook(input_grads, tuple(grads))
 
-    def _call_backward(self, node: Node, grads: list) -> tuple:
-        """Run one node's backward on its output gradients; return one checked gradient per input."""
-        if node.materialize_grads:
-            for index, grad in enumerate(grads):
-                if grad is None and node._output_meta[index] is not None:
-                    grads[index] = _zeros_for(node._output_meta[index])
-        result = node.apply(*grads)
+    def _send(self, node: Node, input_grads: tuple) -> None:
+        """Pass each input gradient along its edge; a node whose last gradient arrived becomes ready."""
+        dependencies = self.dependencies
+        for (child, child_nr), grad in zip(node.next_functions, input_grads):
+            if child is None:
+                continue
+            if grad is not None:
+                self._add_to_buffer(child, child_nr, grad)
+            remaining = dependencies[child] - 1
+            dependencies[child] = remaining
+            if remaining == 0:
+                if child in self.buffers:
+                    heapq.heappush(self.ready, (-child._sequence_nr, next(self._pushes), child))
+                else:  # no gradient reached it at all: it passes none on
+                    self._send(child, (None,) * len(child.next_functions))
+
+    # What the steps use.
+
+    def _checked(self, node: Node, result: Any) -> tuple:
+        """What ``backward`` returned (one gradient per forward argument) as one checked gradient per
+        graph input: a Tensor of that input's shape and dtype, or None."""
         if not isinstance(result, tuple):
             result = (result,)
-        expected = node._num_inputs  # backward returns one gradient per forward argument
+        expected = node._num_inputs
         if len(result) != expected:
             if len(result) > expected and all(g is None for g in result[expected:]):
                 result = result[:expected]
@@ -223,30 +270,15 @@ class BackwardPass:
             _check_nan(node, index, grad)
         return grad
 
-    def _send(self, node: Node, input_grads: tuple) -> None:
-        """Pass each input gradient along its edge; a node whose last gradient arrived becomes ready."""
-        dependencies = self.dependencies
-        for (child, child_nr), grad in zip(node.next_functions, input_grads):
-            if child is None:
-                continue
-            if grad is not None:
-                self._add_to_buffer(child, child_nr, grad)
-            remaining = dependencies[child] - 1
-            dependencies[child] = remaining
-            if remaining == 0:
-                if child in self.buffers:
-                    heapq.heappush(self.ready, (-child._sequence_nr, next(self._pushes), child))
-                else:  # no gradient reached it at all: it passes none on
-                    self._send(child, (None,) * len(child.next_functions))
-
     def _add_to_buffer(self, node: Node, output_nr: int, grad: Tensor) -> None:
         slots = self.buffers.get(node)
         if slots is None:
             slots = self.buffers[node] = [None] * len(node._output_meta)
         if slots[output_nr] is None:
             slots[output_nr] = grad
-        else:
-            slots[output_nr] = Tensor(slots[output_nr]._array + grad._array)
+        else:  # a tensor used twice in the forward: its two gradients are summed
+            with ieee_results():
+                slots[output_nr] = Tensor(slots[output_nr]._array + grad._array)
 
     @staticmethod
     def _run_tensor_hooks(node: Node, grads: list) -> list:
@@ -268,7 +300,8 @@ class BackwardPass:
                     if tensor._grad is None:
                         tensor._grad = Tensor(contiguous_copy(grads[index]._array))
                     else:
-                        tensor._grad = Tensor(tensor._grad._array + grads[index]._array)
+                        with ieee_results():
+                            tensor._grad = Tensor(tensor._grad._array + grads[index]._array)
         return grads
 
 

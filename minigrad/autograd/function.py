@@ -316,7 +316,7 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     if positions is None:
         positions = tuple(index for index, arg in enumerate(args) if isinstance(arg, Tensor))
     edges = []
-    input_meta = []
+    input_meta: list[tuple | None] = []
     for position in positions:
         if position < len(args) and needs_grad[position]:
             arg = args[position]
@@ -335,44 +335,28 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     if _Anomaly.enabled:
         ctx._trace = traceback.extract_stack()[:-3]
 
-    dirty = ctx.__dict__.get("_dirty", ())
-    if type(outputs) is Tensor:  # the common case: one output
-        if any(outputs is a for a in args):
-            if dirty:
-                outputs = _record_dirty(ctx, outputs, 0)
-                _unlink_saved_outputs(ctx)
-                return outputs
-            outputs = outputs._alias()
-        if outputs._array.dtype.kind == "f" and "_non_differentiable" not in ctx.__dict__:
-            outputs._grad_fn = ctx
-            outputs._requires_grad = True
-        _unlink_saved_outputs(ctx)
-        return outputs
-
     is_tuple = isinstance(outputs, tuple)
     output_list = list(outputs) if is_tuple else [outputs]
+    dirty = ctx.__dict__.get("_dirty", ())
     non_differentiable = ctx.__dict__.get("_non_differentiable", ())
-    output_meta = []
+    output_meta: list[tuple | None] = []
     for index, out in enumerate(output_list):
         if not isinstance(out, Tensor):
             output_meta.append(None)
             continue
-        if any(out is t for t in dirty):
-            output_list[index] = _record_dirty(ctx, out, index)
-            array = out._array
-            output_meta.append((array.shape, array.dtype, type(array)))
-            continue
-        for a in args:
-            if out is a:  # forward returned an input: give the output its own identity
-                out = output_list[index] = out._alias()
-                break
+        if dirty and any(out is t for t in dirty):
+            _record_dirty(ctx, out, index)
+        else:
+            for a in args:
+                if out is a:  # forward returned an input: give the output its own identity
+                    out = output_list[index] = out._alias()
+                    break
+            if out._array.dtype.kind == "f" and id(out) not in non_differentiable:
+                out._grad_fn = ctx
+                out._output_nr = index
+                out._requires_grad = True
         array = out._array
         output_meta.append((array.shape, array.dtype, type(array)))
-        if array.dtype.kind != "f" or id(out) in non_differentiable:
-            continue
-        out._grad_fn = ctx
-        out._output_nr = index
-        out._requires_grad = True
     ctx._output_meta = output_meta
     _unlink_saved_outputs(ctx)
     return tuple(output_list) if is_tuple else output_list[0]
@@ -396,7 +380,7 @@ def _check_dirty(ctx: BackwardCFunction, args: tuple, outputs: Any, recording: b
                                "operation.")
 
 
-def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> Tensor:
+def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> None:
     """A tensor changed in place by ``ctx``'s forward takes ``ctx`` as its history (its base too)."""
     if tensor._base is not None and tensor._view is not None:
         from minigrad.ops import inplace  # noqa: PLC0415 (ops build on this module)
@@ -410,9 +394,8 @@ def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> Ten
         tensor._bump_version(ctx.name())
         inplace._view_again(tensor, view)
         ctx._dirty_bumped = True
-        return tensor
+        return
     tensor._grad_fn, tensor._output_nr, tensor._requires_grad = ctx, output_nr, True
-    return tensor
 
 
 def _bump_dirty_versions(ctx: BackwardCFunction) -> None:

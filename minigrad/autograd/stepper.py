@@ -25,7 +25,6 @@ from minigrad import backend
 from minigrad.autograd.api import _root_gradients
 from minigrad.autograd.engine import BackwardPass
 from minigrad.autograd.function import AccumulateGrad, Node
-from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor
 
 __all__ = ["BackwardStepper", "BackwardStep", "edge_metadata"]
@@ -181,8 +180,8 @@ def format_table(rows: list) -> str:
 def edge_metadata(root: Tensor) -> dict:
     """``{(node, output_nr): (shape, dtype, array type)}`` for every edge of ``root``'s graph.
 
-    A single-output node does not store its output's shape, but every consumer stored the
-    shape of what it received (``_input_meta``), and the root's is the root tensor's.
+    Read from the consumers' side: each node stored what it received (``_input_meta``), and the
+    root's is the root tensor's.
     """
     metadata = {root._gradient_edge(): (tuple(root.shape), root.array.dtype, type(root.array))}
     seen, stack = set(), [root._gradient_edge()[0]]
@@ -213,7 +212,6 @@ class BackwardStepper:
     def __init__(self, output: Tensor, gradient: Tensor | None = None, retain_graph: bool = False,
                  params: dict | None = None):
         root_grads = _root_gradients([output], [] if gradient is None else [gradient])
-        self._meta = edge_metadata(output)
         self._names = {id(t): name for name, t in (params or {}).items()}
         self._pass = BackwardPass([output._gradient_edge()], root_grads, retain_graph)
         self._ran: set = set()
@@ -242,8 +240,7 @@ class BackwardStepper:
         if isinstance(node, AccumulateGrad):
             leaf = node.variable.array
             return tuple(leaf.shape), leaf.dtype, type(leaf)
-        recorded = node._output_meta[output_nr]  # kept by multi-output nodes only
-        return recorded if recorded is not None else self._meta.get((node, output_nr))
+        return node._output_meta[output_nr]
 
     def output_shapes(self, node: Node) -> tuple:
         """The shape of each of ``node``'s outputs (None for an output that is not a float tensor)."""
@@ -303,8 +300,7 @@ class BackwardStepper:
         """Run the next node's backward; return what it received and what it sent."""
         if self.done:
             raise RuntimeError("the backward pass is finished: there is no node left to step")
-        with ieee_results():  # inf and nan come silently, as in a whole backward pass
-            node, grad_outputs, grad_inputs = self._pass.step()
+        node, grad_outputs, grad_inputs = self._pass.step()
         self._ran.add(node)
         record = BackwardStep(index=len(self.steps), node=node, name=node.name(),
                               input_shapes=tuple(None if m is None else tuple(m[0])
