@@ -184,10 +184,9 @@ class Div(Function):
     @staticmethod
     def backward(ctx, grad):
         a_value, b_value = _saved_operands(ctx)
-        with ieee_results():
-            grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
-            # -(a / b) / b, as PyTorch: b² underflows to 0 for a tiny b, where a / b / b need not
-            grad_b = wrap(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
+        grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
+        # -(a / b) / b, as PyTorch: b² underflows to 0 for a tiny b, where a / b / b need not
+        grad_b = wrap(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -243,8 +242,7 @@ class Pow(Function):
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             # b · a^(b-1), written so that b == 0 gives 0 even where a == 0 (as PyTorch)
-            with ieee_results():
-                grad_a = grad.array * b_value * a_value ** (b_value - 1)
+            grad_a = grad.array * b_value * a_value ** (b_value - 1)
             if not isinstance(b_value, (int, float)):
                 grad_a = xp.where(b_value == 0, 0.0, grad_a)
             elif b_value == 0:  # a number: decided here, since xp.where needs an array condition
@@ -330,8 +328,7 @@ class Remainder(Function):
         a_value, b_value = _saved_operands(ctx)
         grad_b = None
         if ctx.needs_input_grad[1]:
-            with ieee_results():
-                grad_b = wrap(-grad.array * (a_value // b_value))
+            grad_b = wrap(-grad.array * (a_value // b_value))
         return grad, grad_b
 
 

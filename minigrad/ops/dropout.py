@@ -49,8 +49,7 @@ class Dropout(Function):
     def backward(ctx, grad):
         # Selected, not multiplied: a dropped element gets exactly 0 even where δ is nan or inf.
         # (PyTorch multiplies here, so it gives nan there; minigrad follows its rule that masks select.)
-        with ieee_results():
-            return wrap(grad_where(ctx.mask != 0, grad.array * ctx.mask)), None, None, None
+        return wrap(grad_where(ctx.mask != 0, grad.array * ctx.mask)), None, None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,

@@ -129,11 +129,10 @@ def _var_backward(ctx: Any, grad: Any, a: Tensor) -> Any:
     x = a.array
     g = _expand_back(grad, ctx)
     dof = ctx.count - ctx.correction
-    with ieee_results():
-        centred = x - x.sum(axis=ctx.axes, keepdims=True) / ctx.count
-        if dof <= 0 and ctx.axes is None:  # PyTorch's convention for a full reduction: nan at ā, else inf
-            return g * xp.where(centred == 0, x.dtype.type(math.nan), x.dtype.type(math.inf))
-        return g * centred * (2 / dof if dof != 0 else math.inf)
+    centred = x - x.sum(axis=ctx.axes, keepdims=True) / ctx.count
+    if dof <= 0 and ctx.axes is None:  # PyTorch's convention for a full reduction: nan at ā, else inf
+        return g * xp.where(centred == 0, x.dtype.type(math.nan), x.dtype.type(math.inf))
+    return g * centred * (2 / dof if dof != 0 else math.inf)
 
 
 class Var(Function):
@@ -164,8 +163,7 @@ class Std(Function):
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
         xp = xp_of(a)
-        with ieee_results():
-            grad_var = xp.where(out.array == 0, out.array.dtype.type(0), grad.array / (2 * out.array))
+        grad_var = xp.where(out.array == 0, out.array.dtype.type(0), grad.array / (2 * out.array))
         return wrap(_var_backward(ctx, grad_var, a)), None, None, None
 
 
@@ -262,11 +260,11 @@ class Amax(Function):
             hits = hits | (xp.isnan(a.array) & xp.isnan(extreme))
         axes = ctx.axes if ctx.axes is not None else tuple(range(len(ctx.input_shape)))
         count = hits.sum(axis=axes, keepdims=True)
-        with ieee_results():  # amax over a nan: no hits, 0/0 = nan, silently
-            share = (_expand_back(grad, ctx) / count).astype(grad.array.dtype, copy=False)
-            if ctx.kind in ("max", "min"):
-                return wrap(grad_where(hits, share)), None, None, None
-            return wrap(share * hits), None, None, None
+        # amax over a nan: no hits, 0/0 = nan, as PyTorch's
+        share = (_expand_back(grad, ctx) / count).astype(grad.array.dtype, copy=False)
+        if ctx.kind in ("max", "min"):
+            return wrap(grad_where(hits, share)), None, None, None
+        return wrap(share * hits), None, None, None
 
 
 class MaxDim(Function):
@@ -424,16 +422,15 @@ class Prod(Function):
         if x.ndim == 0:
             return wrap(grad.array.copy()), None, None, None
         zeros = int((x == 0).sum())
-        with ieee_results():
-            if zeros == 0:
-                without_self = _expand_back(out.array.astype(x.dtype, copy=False), ctx) / x
-            elif ctx.axes is None and zeros > 1:  # no element's gradient survives two zeros, whatever δ is
-                return wrap(xp.zeros_like(x, dtype=grad.array.dtype)), None, None, None
-            elif ctx.axes is None:
-                without_self = _exclusive_products(xp, x.reshape(-1), 0).reshape(x.shape)
-            else:
-                without_self = _exclusive_products(xp, x, ctx.axes[0])
-            return wrap(_expand_back(grad, ctx) * without_self), None, None, None
+        if zeros == 0:
+            without_self = _expand_back(out.array.astype(x.dtype, copy=False), ctx) / x
+        elif ctx.axes is None and zeros > 1:  # no element's gradient survives two zeros, whatever δ is
+            return wrap(xp.zeros_like(x, dtype=grad.array.dtype)), None, None, None
+        elif ctx.axes is None:
+            without_self = _exclusive_products(xp, x.reshape(-1), 0).reshape(x.shape)
+        else:
+            without_self = _exclusive_products(xp, x, ctx.axes[0])
+        return wrap(_expand_back(grad, ctx) * without_self), None, None, None
 
 
 def _exclusive_products(xp: Any, x: Any, axis: int) -> Any:
@@ -511,8 +508,8 @@ class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
         xp = xp_of(a)
-        with ieee_results():  # all -inf: -inf - (-inf) = nan, as PyTorch's
-            softmax = xp.exp(a.array - _expand_back(out, ctx))
+        # all -inf: -inf - (-inf) = nan, as PyTorch's
+        softmax = xp.exp(a.array - _expand_back(out, ctx))
         return wrap(_expand_back(grad, ctx) * softmax), None, None
 
 
@@ -556,20 +553,19 @@ class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
         y = _expand_back(out, ctx)
         g = _expand_back(grad, ctx)
         zero = x.dtype.type(0)
-        with ieee_results():
-            if p == math.inf or p == -math.inf:
-                hits = xp.abs(x) == y
-                axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1)
-                count = hits.sum(axis=axes, keepdims=True) if axes else 1
-                slope = xp.sign(x) * hits / count
-            elif p == 0:  # a count is flat (PyTorch leaves the gradient undefined: None)
-                slope = xp.zeros_like(x)
-            elif p == 1:
-                slope = xp.sign(x)
-            elif p == 2:
-                slope = xp.where(y == 0, zero, x / y)
-            else:
-                slope = xp.where(y == 0, zero, xp.sign(x) * xp.abs(x) ** (p - 1) / y ** (p - 1))
+        if p == math.inf or p == -math.inf:
+            hits = xp.abs(x) == y
+            axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1)
+            count = hits.sum(axis=axes, keepdims=True) if axes else 1
+            slope = xp.sign(x) * hits / count
+        elif p == 0:  # a count is flat (PyTorch leaves the gradient undefined: None)
+            slope = xp.zeros_like(x)
+        elif p == 1:
+            slope = xp.sign(x)
+        elif p == 2:
+            slope = xp.where(y == 0, zero, x / y)
+        else:
+            slope = xp.where(y == 0, zero, xp.sign(x) * xp.abs(x) ** (p - 1) / y ** (p - 1))
         return wrap(g * slope), None, None, None
 
 

@@ -41,8 +41,7 @@ class Softmax(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y, g = out.array, grad.array
-        with ieee_results():
-            return wrap(y * (g - (g * y).sum(axis=ctx.axis, keepdims=True))), None
+        return wrap(y * (g - (g * y).sum(axis=ctx.axis, keepdims=True))), None
 
 
 class LogSoftmax(Function):
@@ -60,8 +59,7 @@ class LogSoftmax(Function):
         (out,) = ctx.saved_tensors
         xp = xp_of(grad)
         g = grad.array
-        with ieee_results():
-            return wrap(g - xp.exp(out.array) * g.sum(axis=ctx.axis, keepdims=True)), None
+        return wrap(g - xp.exp(out.array) * g.sum(axis=ctx.axis, keepdims=True)), None
 
 
 def _softmax_axis(a: Tensor, dim: Any, name: str, stacklevel: int) -> int:
