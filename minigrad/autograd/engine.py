@@ -25,7 +25,7 @@ from minigrad.autograd.grad_mode import _GradMode
 from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor
 
-__all__ = ["BackwardPass", "run_backward", "sum_to_shape"]
+__all__ = ["BackwardPass", "call_backward", "run_backward", "sum_to_shape"]
 
 
 def sum_to_shape(grad: Tensor, shape: tuple, node: Any = None, index: int = 0) -> Tensor:
@@ -54,6 +54,62 @@ def _shape_error(grad: Tensor, shape: tuple, node: Any, index: int) -> RuntimeEr
 def _zeros_for(meta: tuple) -> Tensor:
     shape, dtype, array_type = meta
     return Tensor(backend.array_module_for_type(array_type).zeros(shape, dtype=dtype))
+
+
+def call_backward(node: Node, grads: list) -> tuple:
+    """Run ``node``'s backward on the gradients of its outputs; return one gradient per edge in
+    ``node.next_functions``: a Tensor of that input's shape and dtype, or None.
+
+    The backward runs with grad mode off and with inf and nan silent (as PyTorch's). An output
+    that received no gradient gets zeros (None after ``ctx.set_materialize_grads(False)``).
+    """
+    grad_enabled = _GradMode.enabled
+    _GradMode.enabled = False
+    try:
+        with ieee_results():
+            if node.materialize_grads:
+                _fill_missing(node, grads)
+            return _one_per_edge(node, node.apply(*grads))
+    finally:
+        _GradMode.enabled = grad_enabled
+
+
+def _one_per_edge(node: Node, result: Any) -> tuple:
+    """What ``backward`` returned (one gradient per forward argument) as one checked gradient per edge."""
+    if not isinstance(result, tuple):
+        result = (result,)
+    expected = node._num_inputs
+    if len(result) != expected:
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]
+        else:
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(result)})")
+    positions = node._grad_positions
+    if len(positions) != len(result):
+        _check_no_gradient_outside(node, result, positions)
+    checked = []
+    for index, position in enumerate(positions):
+        grad = result[position]
+        if grad is not None and node._input_meta[index] is not None:
+            grad = _check_gradient(node, index, grad)
+        checked.append(grad)
+    return tuple(checked)
+
+
+def _check_gradient(node: Node, index: int, grad: Any) -> Tensor:
+    """The ``index``-th input gradient of ``node`` as a Tensor of that input's shape and dtype."""
+    if not isinstance(grad, Tensor):
+        raise RuntimeError(f"function {node.name()} returned a gradient that is not a Tensor at index "
+                           f"{index}: {type(grad).__name__}")
+    shape, dtype, _ = node._input_meta[index]
+    if grad._array.shape != shape:
+        grad = sum_to_shape(grad, shape, node, index)
+    if grad._array.dtype != dtype:
+        grad = Tensor(grad._array.astype(dtype))
+    if _Anomaly.enabled:
+        _check_nan(node, index, grad)
+    return grad
 
 
 def _fill_missing(node: Node, grads: list) -> None:
@@ -154,7 +210,7 @@ class BackwardPass:
             self._accumulate(node, grads[0])
             input_grads: tuple = ()
         else:
-            input_grads = self._call_backward(node, grads)
+            input_grads = call_backward(node, grads)
             self._run_post_hooks(node, input_grads, grads)
             if not self.retain_graph:
                 node._release()  # its saved tensors are not needed again
@@ -195,19 +251,6 @@ class BackwardPass:
             with ieee_results():
                 node.accumulate(grad)
 
-    def _call_backward(self, node: Node, grads: list) -> tuple:
-        """Run one node's backward on its output gradients, with grad mode off; return one checked
-        gradient per input."""
-        grad_enabled = _GradMode.enabled
-        _GradMode.enabled = False
-        try:
-            with ieee_results():
-                if node.materialize_grads:
-                    _fill_missing(node, grads)
-                return self._checked(node, node.apply(*grads))
-        finally:
-            _GradMode.enabled = grad_enabled
-
     @staticmethod
     def _run_post_hooks(node: Node, input_grads: tuple, grads: list) -> None:
         """``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)``, for inspection."""
@@ -231,44 +274,6 @@ class BackwardPass:
                     self._send(child, (None,) * len(child.next_functions))
 
     # What the steps use.
-
-    def _checked(self, node: Node, result: Any) -> tuple:
-        """What ``backward`` returned (one gradient per forward argument) as one checked gradient per
-        graph input: a Tensor of that input's shape and dtype, or None."""
-        if not isinstance(result, tuple):
-            result = (result,)
-        expected = node._num_inputs
-        if len(result) != expected:
-            if len(result) > expected and all(g is None for g in result[expected:]):
-                result = result[:expected]
-            else:
-                raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                                   f"(expected {expected}, got {len(result)})")
-        positions = node._grad_positions
-        if len(positions) != len(result):
-            _check_no_gradient_outside(node, result, positions)
-        checked = []
-        for index, position in enumerate(positions):
-            grad = result[position]
-            if grad is not None and node._input_meta[index] is not None:
-                grad = self._check_gradient(node, index, grad)
-            checked.append(grad)
-        return tuple(checked)
-
-    @staticmethod
-    def _check_gradient(node: Node, index: int, grad: Any) -> Tensor:
-        """The ``index``-th input gradient of ``node`` as a Tensor of that input's shape and dtype."""
-        if not isinstance(grad, Tensor):
-            raise RuntimeError(f"function {node.name()} returned a gradient that is not a Tensor at index "
-                            f"{index}: {type(grad).__name__}")
-        shape, dtype, _ = node._input_meta[index]
-        if grad._array.shape != shape:
-            grad = sum_to_shape(grad, shape, node, index)
-        if grad._array.dtype != dtype:
-            grad = Tensor(grad._array.astype(dtype))
-        if _Anomaly.enabled:
-            _check_nan(node, index, grad)
-        return grad
 
     def _add_to_buffer(self, node: Node, output_nr: int, grad: Tensor) -> None:
         slots = self.buffers.get(node)
