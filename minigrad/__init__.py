@@ -2,6 +2,16 @@
 
 ``import minigrad as torch`` runs PyTorch code that stays inside the subset listed
 in the project's SPEC. This file only re-exports the public names.
+
+The package in layers, each building on the ones below (docs/architecture.md draws them)::
+
+    teaching tools  viz/, autograd/stepper.py, exercises/, testing.py
+    training        optim/, data/ (utils/data.py is PyTorch's name for it)
+    nn              nn/modules/ (the layers), nn/functional.py, nn/init.py, nn/grad.py, nn/utils/
+    ops             ops/: the maths, one Function per operation, forward and backward side by side
+    core            tensor.py, functions.py (mg.sum, ...), autograd/ (Function, the backward engine)
+    arrays          backend.py (NumPy or CuPy), dtypes.py, creation.py, random.py, serialization.py,
+                    memory.py, threads.py; cuda.py, backends/, accelerator.py as PyTorch has them
 """
 # ruff: noqa: I001, A004, F401  (import order matters: the Tensor first, then what builds on it)
 

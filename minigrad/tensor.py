@@ -124,8 +124,8 @@ class Tensor:
             array = _legacy_array(data, shape)
         self._array = array
         self._requires_grad = False
-        self._grad = None
-        self._grad_fn = None
+        self._grad: Tensor | None = None
+        self._grad_fn: function.BackwardCFunction | None = None
         self._output_nr = 0
         self._version_value = 0  # in-place changes of this storage (kept by the base of a view)
         self._last_op = ""

@@ -45,9 +45,11 @@ class Node:
     _post_hooks: list | None = None
     _output_meta: Any = (None,)  # (shape, dtype, array type) per output, set when recorded
     _grad_positions: tuple = ()  # which forward arguments the edges stand for (see ``_record``)
+    _input_meta: tuple = ()      # (shape, dtype, array type) per input edge, None where no gradient goes
     _num_inputs = 0
-    _sequence_nr = 0
+    _sequence_nr: float = 0      # creation order; a leaf's is infinite
     _trace: list | None = None
+    materialize_grads = True
 
     @property
     def _name(self) -> str:
@@ -63,6 +65,13 @@ class Node:
 
     def name(self) -> str:
         return type(self).__name__
+
+    def apply(self, *grad_outputs: Tensor) -> Any:
+        """Run this node's backward: one gradient per forward argument (a Function's ``backward``)."""
+        raise NotImplementedError(f"{self.name()} has no backward to run")
+
+    def _release(self) -> None:
+        """Free what the backward needed, once it ran (a Function's saved tensors)."""
 
     def register_hook(self, hook: Any) -> None:
         """``hook(grad_inputs, grad_outputs)`` runs after this node's backward (for inspection)."""
@@ -95,7 +104,8 @@ class AccumulateGrad(Node):
 
     def run_hooks(self, grad: Tensor) -> Tensor:
         """The gradient after the leaf's hooks (``leaf.register_hook``), which may replace it."""
-        for hook in self.variable._hooks or ():
+        hooks: list = self.variable._hooks or []
+        for hook in hooks:
             result = hook(grad)
             if result is not None:
                 grad = checked_hook_result(hook, grad, result)
@@ -133,6 +143,7 @@ class FunctionCtx:
     _saved: tuple | None = ()
     _saved_versions: tuple = ()
     _released = False
+    _dirty_bumped = False  # mark_dirty's version bump already done (through a view's base)
     materialize_grads = True
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -148,14 +159,15 @@ class FunctionCtx:
     @property
     def saved_tensors(self) -> tuple:
         """The tensors given to ``save_for_backward``, checked to be unchanged since."""
-        if self._released:
+        saved = self._saved
+        if saved is None:  # released by a backward pass without retain_graph
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved "
                 "tensors after they have already been freed). Saved intermediate values of the graph "
                 "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
                 "you need to backward through the graph a second time or if you need to access saved "
                 "tensors after calling backward.")
-        for t, version in zip(self._saved, self._saved_versions):
+        for t, version in zip(saved, self._saved_versions):
             if t is not None and t._version != version:
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an "
@@ -163,7 +175,7 @@ class FunctionCtx:
                     f"output 0 of {t._last_inplace_op or 'an operation'}, is at version {t._version}; "
                     f"expected version {version} instead. It was saved for backward by "
                     f"{type(self).__name__}.")
-        return self._saved
+        return saved
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Outputs that carry no gradient (e.g. the indices of ``max``): they do not require grad, and
@@ -201,7 +213,7 @@ class BackwardCFunction(FunctionCtx, Node):
     overloads, a minigrad Function has one); a user's Function's do not (``MyOpBackward``).
     """
 
-    _forward_cls: type
+    _forward_cls: type[Function]
 
     def apply(self, *grad_outputs: Tensor) -> Any:
         return self._forward_cls.backward(self, *grad_outputs)
@@ -214,7 +226,8 @@ class Function:
     per argument of ``forward``.
     """
 
-    _backward_cls: type = BackwardCFunction
+    _backward_cls: type[BackwardCFunction] = BackwardCFunction
+    _uses_setup_context = False  # set per subclass: PyTorch 2's forward(*args) + setup_context
     node_name: str | None = None
     """The node's name where PyTorch's differs from ``<ClassName>Backward0`` (``ConvolutionBackward0``)."""
     graph_inputs: tuple[int, ...] | None = None
