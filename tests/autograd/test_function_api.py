@@ -223,6 +223,30 @@ def test_mark_non_differentiable_and_once_differentiable_match_torch():
     assert gradcheck(lambda t: sort_function(minigrad).apply(t)[0], (minigrad.tensor(a, requires_grad=True),))
 
 
+def test_mark_non_differentiable_marks_only_the_tensors_given_also_for_one_output():
+    """A single output stays differentiable when another tensor was marked, and not when it was."""
+    torch = require_torch()
+
+    def doubling(lib, mark_output):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x * 2
+                ctx.mark_non_differentiable(y if mark_output else lib.zeros(1))
+                return y
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+        return Double
+
+    for mark_output in (False, True):
+        flags = [doubling(lib, mark_output).apply(lib.ones(2, requires_grad=True)).requires_grad
+                 for lib in (minigrad, torch)]
+        assert flags == [not mark_output] * 2, (mark_output, flags)
+
+
 def test_non_differentiable_output_receives_zeros_when_materialized():
     seen = []
 
