@@ -27,7 +27,7 @@ from minigrad.autograd.engine import BackwardPass
 from minigrad.autograd.function import AccumulateGrad, Node
 from minigrad.tensor import Tensor
 
-__all__ = ["BackwardStepper", "BackwardStep", "edge_metadata"]
+__all__ = ["BackwardStepper", "BackwardStep"]
 
 
 def _shape_text(shape: tuple | None) -> str:
@@ -175,26 +175,6 @@ def format_table(rows: list) -> str:
     widths = [max(len(row[c]) for row in rows) for c in range(len(_HEADER) - 1)]
     return "\n".join("  ".join([cell.ljust(w) for cell, w in zip(row, widths)] + [row[-1]]).rstrip()
                      for row in rows)
-
-
-def edge_metadata(root: Tensor) -> dict:
-    """``{(node, output_nr): (shape, dtype, array type)}`` for every edge of ``root``'s graph.
-
-    Read from the consumers' side: each node stored what it received (``_input_meta``), and the
-    root's is the root tensor's.
-    """
-    metadata = {root._gradient_edge(): (tuple(root.shape), root.array.dtype, type(root.array))}
-    seen, stack = set(), [root._gradient_edge()[0]]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for edge, meta in zip(node.next_functions, getattr(node, "_input_meta", ())):
-            if edge[0] is not None and meta is not None:
-                metadata[edge] = (tuple(meta[0]), meta[1], meta[2])
-                stack.append(edge[0])
-    return metadata
 
 
 class BackwardStepper:
