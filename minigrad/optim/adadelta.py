@@ -67,10 +67,10 @@ class Adadelta(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group, p, state in self._params_with_grad():
+        for group, p, grad, state in self._params_with_grad():
             if not state:
                 _init_state(state, p)
-            self._update(p, _adadelta_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+            self._update(p, _adadelta_update, p.array, grad.array, state, lr=float(group["lr"]),
                          rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"],
                          maximize=group["maximize"])
         return loss

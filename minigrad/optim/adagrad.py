@@ -75,10 +75,10 @@ class Adagrad(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group, p, state in self._params_with_grad():
+        for group, p, grad, state in self._params_with_grad():
             if not state:  # a group added later: PyTorch starts it from the default τ
                 _init_state(state, p, self.defaults["initial_accumulator_value"])
-            self._update(p, _adagrad_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+            self._update(p, _adagrad_update, p.array, grad.array, state, lr=float(group["lr"]),
                          lr_decay=group["lr_decay"], eps=group["eps"],
                          weight_decay=group["weight_decay"], maximize=group["maximize"])
         return loss

@@ -49,6 +49,8 @@ class Optimizer:
         defaults: the options a parameter group does not set.
     """
 
+    _opt_called: bool  # set once ``step`` ran, by the lr_scheduler's wrapper (for its call-order warning)
+
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         if isinstance(params, Tensor):
@@ -156,12 +158,14 @@ class Optimizer:
         with enable_grad():
             return closure()
 
-    def _params_with_grad(self) -> Iterator[tuple[dict, Tensor, dict]]:
-        """``(group, parameter, its state)`` for every parameter that has a gradient, group by group."""
+    def _params_with_grad(self) -> Iterator[tuple[dict, Tensor, Tensor, dict]]:
+        """``(group, parameter, its gradient, its state)`` for every parameter that has a gradient, group
+        by group."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
-                    yield group, p, self.state[p]
+                grad = p.grad
+                if grad is not None:
+                    yield group, p, grad, self.state[p]
 
     def _update(self, param: Tensor, update: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         """Run ``update(*args, **kwargs)``, which changes ``param``'s array in place, and mark the change.

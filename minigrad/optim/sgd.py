@@ -85,7 +85,7 @@ def _sgd_update(param: Any, grad: Any, state: dict | None, *, lr: float, momentu
     direction = -grad if maximize else grad
     if weight_decay != 0:
         direction = direction + weight_decay * param
-    if momentum != 0:
+    if state is not None:  # SGD keeps a state (the momentum buffer) only with momentum
         buffer = state.get("momentum_buffer")
         if buffer is None:
             # The first step starts the running average at the gradient itself (no dampening).

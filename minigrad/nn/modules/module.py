@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.nn.parameter import Parameter
@@ -70,6 +70,9 @@ def _addindent(text: str, spaces: int) -> str:
     if len(lines) == 1:
         return text
     return lines[0] + "\n" + "\n".join(" " * spaces + line if line.strip() else "" for line in lines[1:])
+
+
+_Destination = TypeVar("_Destination", bound=dict[str, Any])  # state_dict's ``destination``
 
 
 class Module:
@@ -423,8 +426,16 @@ class Module:
             if buffer is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buffer if keep_vars else buffer.detach()
 
-    def state_dict(self, *args: Any, destination: dict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict:
+    @overload
+    def state_dict(self, *, destination: _Destination, prefix: str = ...,
+                   keep_vars: bool = ...) -> _Destination: ...
+    @overload
+    def state_dict(self, *, prefix: str = ..., keep_vars: bool = ...) -> OrderedDict[str, Any]: ...
+    @overload
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = ..., prefix: str = ...,
+                   keep_vars: bool = ...) -> dict[str, Any]: ...  # the deprecated positional form
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         """An OrderedDict ``{"fc.weight": tensor, "bn.running_mean": tensor, ...}`` of detached tensors.
 
         Holds every parameter and persistent buffer, under dotted names; the tensors share
