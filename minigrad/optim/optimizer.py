@@ -16,12 +16,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
 from itertools import chain
-from typing import Any
+from typing import Any, TypeVar
 
 from minigrad import dtypes
 from minigrad.autograd.grad_mode import enable_grad
 from minigrad.creation import tensor
 from minigrad.tensor import Tensor
+
+_Loss = TypeVar("_Loss")  # what ``step``'s closure returns, and so ``step`` too
 
 __all__ = ["Optimizer", "required", "new_step_count", "advance_step", "lerp_"]
 
@@ -146,7 +148,7 @@ class Optimizer:
 
     # --- the update ----------------------------------------------------------------------
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         raise NotImplementedError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.optimizer import Optimizer, _Loss
 from minigrad.tensor import Tensor
 
 __all__ = ["SGD"]
@@ -63,7 +63,7 @@ class SGD(Optimizer):
     _OPTIONS_OF_OLDER_DICTS = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
                                "fused": False}
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
         for group in self.param_groups:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar, overload
+from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.nn.parameter import Parameter
@@ -73,6 +73,14 @@ def _addindent(text: str, spaces: int) -> str:
 
 
 _Destination = TypeVar("_Destination", bound=dict[str, Any])  # state_dict's ``destination``
+_P = ParamSpec("_P")
+_R = TypeVar("_R", covariant=True)
+
+
+class _HasForward(Protocol[_P, _R]):
+    """A module as ``__call__`` sees it: its ``forward``'s parameters and result."""
+
+    def forward(self, *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
 
 
 class Module:
@@ -99,7 +107,12 @@ class Module:
         name = type(self).__name__
         raise NotImplementedError(f'Module [{name}] is missing the required "forward" function')
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self: _HasForward[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        """``forward(*args, **kwargs)``, with the forward hooks around it. Typed as this module's own
+        ``forward``, so that ``nn.Linear(3, 4)(x)`` is a Tensor to a type checker."""
+        return cast(Module, self)._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
