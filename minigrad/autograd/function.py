@@ -143,7 +143,9 @@ class FunctionCtx:
     _saved: tuple | None = ()
     _saved_versions: tuple = ()
     _released = False
-    _dirty_bumped = False  # mark_dirty's version bump already done (through a view's base)
+    _dirty: tuple = ()                   # mark_dirty's tensors
+    _dirty_bumped = False                # their version bump already done (through a view's base)
+    _non_differentiable: Any = frozenset()   # ids of mark_non_differentiable's tensors
     materialize_grads = True
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -275,8 +277,8 @@ class Function:
         event = profiler.begin() if profiler is not None else None
         ctx = cls._backward_cls()
         # a view reads ``requires_grad``, which first catches up with in-place changes of its base
-        needs_grad = tuple(isinstance(a, Tensor) and (a._requires_grad if a._base is None
-                                                      else a.requires_grad) for a in args)
+        needs_grad = tuple([isinstance(a, Tensor) and (a._requires_grad if a._base is None
+                                                       else a.requires_grad) for a in args])
         ctx.needs_input_grad = needs_grad
         check_same_device(args, cls.__name__)
         grad_enabled = _GradMode.enabled
@@ -290,11 +292,11 @@ class Function:
         finally:
             _GradMode.enabled = grad_enabled
         recording = grad_enabled and True in needs_grad
-        if "_dirty" in ctx.__dict__:
+        if ctx._dirty:
             _check_dirty(ctx, args, outputs, recording)
         if recording:
             outputs = _record(ctx, args, needs_grad, outputs)
-        if "_dirty" in ctx.__dict__:
+        if ctx._dirty:
             _bump_dirty_versions(ctx)
         if event is not None:
             profiler.end(event, profiler.forward_name(ctx.name()), args)
@@ -352,8 +354,8 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
 
     is_tuple = isinstance(outputs, tuple)
     output_list = list(outputs) if is_tuple else [outputs]
-    dirty = ctx.__dict__.get("_dirty", ())
-    non_differentiable = ctx.__dict__.get("_non_differentiable", ())
+    dirty = ctx._dirty
+    non_differentiable = ctx._non_differentiable
     output_meta: list[tuple | None] = []
     for index, out in enumerate(output_list):
         if not isinstance(out, Tensor):
@@ -416,7 +418,7 @@ def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> Non
 def _bump_dirty_versions(ctx: BackwardCFunction) -> None:
     """Each dirty tensor's storage changed: its version goes up, and what forward saved of it is the
     new value (the saved versions follow)."""
-    if not ctx.__dict__.get("_dirty_bumped"):
+    if not ctx._dirty_bumped:
         for t in ctx._dirty:
             t._bump_version(ctx.name())
     if ctx._saved:
