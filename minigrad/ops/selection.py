@@ -17,6 +17,7 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
+from minigrad.ops._checks import shape as shape_checks
 from minigrad.ops._util import wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -223,7 +224,7 @@ class Repeat(Function):
 
 def repeat(a: Tensor, *sizes: Any) -> Tensor:
     """``a`` tiled: ``sizes[i]`` copies along dimension i (more sizes than dims add leading dims)."""
-    reps = shape_ops._sizes(sizes)
+    reps = shape_checks.sizes_argument(sizes)
     if len(reps) < a.ndim:
         raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than number of "
                            f"dimensions of tensor (repeats {list(reps)}, tensor of shape {list(a.shape)})")
@@ -454,7 +455,7 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
 
 def hstack(tensors: Any) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors); 0-d tensors count as 1-D."""
-    tensors = shape_ops._tensor_list(tensors, "hstack")
+    tensors = shape_checks.tensor_list(tensors, "hstack")
     if not tensors:
         raise RuntimeError("hstack expects a non-empty TensorList")
     tensors = [shape_ops.reshape(t, 1) if t.ndim == 0 else t for t in tensors]
@@ -463,7 +464,7 @@ def hstack(tensors: Any) -> Tensor:
 
 def vstack(tensors: Any) -> Tensor:
     """Join along dim 0, 0-d and 1-D tensors first made rows (1 × n)."""
-    tensors = shape_ops._tensor_list(tensors, "vstack")
+    tensors = shape_checks.tensor_list(tensors, "vstack")
     if not tensors:
         raise RuntimeError("vstack expects a non-empty TensorList")
     return shape_ops.cat([shape_ops.reshape(t, 1, -1) if t.ndim < 2 else t for t in tensors], 0)
