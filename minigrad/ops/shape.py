@@ -226,7 +226,7 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim``."""
-    tensors = checks.tensor_list(tensors, "stack")
+    tensors = checks.nonempty_tensor_list(tensors, "stack")
     checks.check_stack(tensors)
     axis = _normalize_dim(dim, tensors[0].ndim + 1)
     return Stack.apply(axis, _dtypes.result_type(*tensors), *tensors)

@@ -111,6 +111,14 @@ def tensor_list(tensors: Any, name: str) -> list:
     return list(tensors)
 
 
+def nonempty_tensor_list(tensors: Any, name: str) -> list:
+    """:func:`tensor_list`, with at least one tensor (``stack``, ``hstack``, ``vstack``)."""
+    tensors = tensor_list(tensors, name)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def check_cat(tensors: list, axis: int) -> None:
     """The tensors have one number of dimensions (at least 1) and one size except along ``axis``."""
     reference = tensors[0]
@@ -127,9 +135,7 @@ def check_cat(tensors: list, axis: int) -> None:
 
 
 def check_stack(tensors: list) -> None:
-    """At least one tensor, all of one shape."""
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
+    """The tensors have one shape."""
     for number, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
