@@ -19,7 +19,8 @@ from typing import Any
 from minigrad._layout import filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import grad_where, ieee_results, not_implemented_for
+from minigrad.ops._checks import pool as checks
+from minigrad.ops._util import grad_where, ieee_results
 from minigrad.ops.conv.geometry import Pair, integer_size, window
 from minigrad.tensor import Tensor
 
@@ -284,42 +285,6 @@ def _pool_pair(value: Any, name: str, function: str) -> Pair:
     return values * 2 if len(values) == 1 else values
 
 
-def _check_dtype(x: Tensor, function: str) -> None:
-    """max_pool2d takes every dtype but bool; avg_pool2d floats and int64 (as PyTorch on the CPU)."""
-    kind, name = x.dtype.numpy.kind, x.dtype.numpy.name
-    supported = kind != "b" if function == "max_pool2d" else kind == "f" or name == "int64"
-    if not supported:
-        raise not_implemented_for(function, x)
-
-
-def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
-                ceil_mode: bool) -> None:
-    """PyTorch's pool2d_shape_check, with its messages."""
-    if x.ndim not in (3, 4) or 0 in x.shape[-3:]:
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got input of "
-                           f"size {list(x.shape)}")
-    if min(kernel_size) <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel_size[0]} "
-                           f"kW: {kernel_size[1]}")
-    if min(stride) <= 0:
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
-    if min(dilation) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
-                           f"dilationW: {dilation[1]}")
-    if min(padding) < 0:
-        raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
-    for axis in (0, 1):
-        if padding[axis] > (dilation[axis] * (kernel_size[axis] - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={padding[axis]}, kernel_size={kernel_size[axis]} and "
-                               f"dilation={dilation[axis]}")
-    out = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    if min(out) < 1:
-        c, h, w = x.shape[-3:]
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
-                           f"({c}x{out[0]}x{out[1]}). Output size is too small")
-
-
 class MaxPool2dFunction(Function):
     """y = max over each window;   dx: δ goes to the window's first maximum (tap by tap)."""
 
@@ -375,8 +340,10 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
     stride = kernel_size if stride is None or stride == [] or stride == () else \
         _pool_pair(stride, "stride", name)
     padding, dilation = _pool_pair(padding, "padding", name), _pool_pair(dilation, "dilation", name)
-    _check_pool(input, kernel_size, stride, padding, dilation, ceil_mode)
-    _check_dtype(input, name)
+    checks.check_pool(input, kernel_size, stride, padding, dilation)
+    checks.check_output_size(input, _output_shape(input.shape, kernel_size, stride, padding, dilation,
+                                                  ceil_mode))
+    checks.check_dtype(input, name)
     return MaxPool2dFunction.apply(input, kernel_size, stride, padding, dilation, bool(ceil_mode),
                                    bool(return_indices))
 
@@ -389,20 +356,18 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
     Floating point, or int64 (each mean rounded toward zero, as PyTorch does).
     """
     name = "avg_pool2d"
-    if input.ndim < 3:  # PyTorch reads the channel count, size(-3), before any check: an IndexError
-        raise IndexError(f"Dimension out of range (got -3 for an input of {input.ndim} dimensions): "
-                         f"avg_pool2d expects (C, H, W) or (N, C, H, W), but got input of size "
-                         f"{list(input.shape)}")
+    checks.check_has_channels(input)
     kernel_size = _pool_pair(kernel_size, "kernel_size", name)
     stride = kernel_size if stride is None or stride == [] or stride == () else \
         _pool_pair(stride, "stride", name)
     padding = _pool_pair(padding, "padding", name)
     if divisor_override is not None:
         divisor_override = integer_size(divisor_override, "divisor_override", name, "int")
-    _check_pool(input, kernel_size, stride, padding, (1, 1), ceil_mode)
-    _check_dtype(input, name)
-    if divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
+    checks.check_pool(input, kernel_size, stride, padding, (1, 1))
+    checks.check_output_size(input, _output_shape(input.shape, kernel_size, stride, padding, (1, 1),
+                                                  ceil_mode))
+    checks.check_dtype(input, name)
+    checks.check_divisor(divisor_override)
     return AvgPool2dFunction.apply(input, kernel_size, stride, padding, bool(ceil_mode),
                                    bool(count_include_pad), divisor_override)
 
@@ -430,28 +395,6 @@ def _window_taps(xp: Any, size: int, out: int) -> Any:
     longest = max((e - s for s, e in zip(starts, ends)), default=1)
     taps = xp.asarray(starts)[:, None] + xp.arange(longest)
     return xp.minimum(taps, xp.asarray(ends)[:, None] - 1)
-
-
-def _adaptive_size(input: Tensor, output_size: Any, function: str) -> Pair:  # noqa: A002 (PyTorch's name)
-    """``output_size`` (int, pair, None entries keep the input's size) as a pair, after PyTorch's checks."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{function}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
-    if len(sizes) != 2:
-        raise RuntimeError(f"{function}: output_size must be 2 (got output_size={list(sizes)})")
-    sizes = tuple(input.shape[axis - 2] if s is None else integer_size(s, "output_size", function)
-                  for axis, s in enumerate(sizes))
-    if min(sizes) < 0:
-        raise RuntimeError(f"{function}: elements of output_size must be greater than or equal to 0 but "
-                           f"received {{{sizes[0]}, {sizes[1]}}}")
-    for axis in (-2, -1):
-        if input.shape[axis] == 0:
-            raise RuntimeError(f"{function}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with dimension "
-                               f"{input.ndim + axis} being empty")
-    if not input.dtype.is_floating_point:
-        raise not_implemented_for(function, input)
-    return sizes
 
 
 class AdaptiveAvgPool2dFunction(Function):
@@ -559,7 +502,7 @@ def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> A
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
     """Mean over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_avg_pool2d``."""
-    size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    size = checks.adaptive_size(input, output_size, "adaptive_avg_pool2d")
     if tuple(size) == (1, 1) and input.dtype.is_floating_point:  # PyTorch takes the mean: MeanBackward1
         return input.mean((-2, -1), keepdim=True)
     return AdaptiveAvgPool2dFunction.apply(input, size)
@@ -569,5 +512,5 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002 (PyTorch'
                         return_indices: bool = False) -> Any:
     """Max over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_max_pool2d``;
     with ``return_indices``, also each maximum's flat index into its H·W input plane."""
-    size = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    size = checks.adaptive_size(input, output_size, "adaptive_max_pool2d")
     return AdaptiveMaxPool2dFunction.apply(input, size, bool(return_indices))
