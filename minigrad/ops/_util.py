@@ -107,8 +107,8 @@ def grad_where(mask: Any, grad: Any) -> Any:
 
     The same numbers as ``xp.where(mask, grad, 0)``. For floats it is done with bits — ``grad``'s bit
     pattern AND all-ones where ``mask`` is true, all-zeros (+0.0) where false — in two ufunc passes
-    that keep ``grad``'s memory order, because NumPy's ``where`` runs about 8x slower than a multiply
-    (see docs/performance.md).
+    that keep ``grad``'s memory order, because NumPy's ``where`` is much slower than a multiply
+    (docs/performance.md, "Selecting by a mask").
     """
     xp = backend.get_array_module(grad)
     if grad.dtype.kind != "f":

@@ -238,7 +238,7 @@ def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, c
     total = None
     with ieee_results():                                  # inf + (−inf) = nan, silently, as in PyTorch
         for _, view in _taps(out_shape, kernel_size, stride, one):
-            # The sum in the input's memory order: a C-ordered one was written across it, 5-10x slower.
+            # summed in the input's memory order, not across it (docs/performance.md, average pooling)
             total = framed[view].copy(order="K") if total is None else xp.add(total, framed[view], out=total)
     divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
                                  divisor_override, xp, x.dtype)
