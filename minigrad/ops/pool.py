@@ -86,8 +86,8 @@ def max_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, d
     return out
 
 
-def _first_valid_tap(out_shape: Pair, input_size: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
-                     dilation: Pair, xp: Any) -> Any:
+def _first_valid_tap(out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+                     xp: Any) -> Any:
     """For each output, the first tap in scan order that lies inside the input (not the padding)."""
     first = []
     for axis in (0, 1):
@@ -108,7 +108,7 @@ def max_pool2d_taps(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dila
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
     framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
     best = xp.full(x.shape[:-2] + out_shape, _lowest(xp, x.dtype), dtype=x.dtype)
-    chosen = _first_valid_tap(out_shape, x.shape[-2:], kernel_size, stride, padding, dilation, xp)
+    chosen = _first_valid_tap(out_shape, kernel_size, stride, padding, dilation, xp)
     chosen = xp.broadcast_to(chosen.astype(xp.int32), best.shape).copy()
     for tap, view in _taps(out_shape, kernel_size, stride, dilation):
         values = framed[view]
@@ -257,8 +257,8 @@ def _truncated_quotient(total: Any, divisor: Any) -> Any:
 
 
 def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
-                        ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Any:
-    """dx: every tap's view receives δ / divisor."""
+                        count_include_pad: bool, divisor_override: int | None) -> Any:
+    """dx: every tap's view receives δ / divisor (δ's shape gives the output's, so no ``ceil_mode``)."""
     xp = get_array_module(grad_out)
     one = (1, 1)
     out_shape = grad_out.shape[-2:]
@@ -324,7 +324,9 @@ class AvgPool2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        grad = avg_pool2d_backward(grad_output.array, tuple(ctx.input_shape), *ctx.settings)
+        kernel_size, stride, padding, _, count_include_pad, divisor_override = ctx.settings
+        grad = avg_pool2d_backward(grad_output.array, tuple(ctx.input_shape), kernel_size, stride, padding,
+                                   count_include_pad, divisor_override)
         return Tensor(grad), None, None, None, None, None, None
 
 
