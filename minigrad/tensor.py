@@ -131,7 +131,7 @@ class Tensor:
         self._last_op = ""
         self._accumulator = None
         self._hooks = None
-        self._base = None
+        self._base: Tensor | None = None
         if requires_grad:
             self.requires_grad = True
 

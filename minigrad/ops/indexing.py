@@ -48,7 +48,8 @@ class SplitKey:
     __slots__ = ("first", "second")
 
     def __init__(self, parts: list):
-        first, second = [], []
+        first: list[Any] = []
+        second: list[Any] = []
         for part in parts:
             if _is_integer(part):
                 first.append(int(part))

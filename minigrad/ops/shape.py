@@ -98,7 +98,7 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     """Remove size-1 dimensions (all, or those in ``dim`` that have size 1)."""
-    axes = reduction_axes(dim, a.ndim) if dim is not None else tuple(range(a.ndim))
+    axes = (reduction_axes(dim, a.ndim) or ()) if dim is not None else tuple(range(a.ndim))
     shape = tuple(n for i, n in enumerate(a.shape) if not (i in axes and n == 1))
     overload = 0 if dim is None else 2 if isinstance(dim, (tuple, list)) else 1  # squeeze(), .dim, .dims
     return _reshape(a, shape, f"SqueezeBackward{overload}")

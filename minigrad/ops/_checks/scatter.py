@@ -124,7 +124,7 @@ def value_argument(value: Any, a: Tensor) -> Any:
     if a.dtype is _dtypes.bool:
         return bool(value)
     if a.dtype.is_floating_point:
-        fits = not math.isfinite(value) or abs(value) <= float(numpy.finfo(a.dtype.numpy).max)
+        fits = not math.isfinite(value) or abs(float(value)) <= float(numpy.finfo(a.dtype.numpy).max)
     else:
         limits = numpy.iinfo(a.dtype.numpy)
         fits = math.isfinite(value) and limits.min <= value <= limits.max

@@ -142,7 +142,7 @@ def check_stack(tensors: list) -> None:
                                f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {number}")
 
 
-def pad_widths(a: Tensor, pad: Any, mode: str, modes: tuple) -> list:
+def pad_widths(a: Tensor, pad: Any, mode: str, modes: tuple) -> list[tuple[int, int]]:
     """``F.pad``'s ``pad`` (last dimension first) as one (before, after) pair per dimension of ``a``."""
     if mode not in modes:
         raise NotImplementedError(f"Unrecognised padding mode {mode} (expected 'constant', 'reflect', "
