@@ -181,9 +181,10 @@ def mark_multi_output(piece: Tensor, node_name: str, index: int) -> Tensor:
     in place in a graph, whose node takes the name of PyTorch's one node for all pieces."""
     if piece._view is not None and piece._view.creation == "default":
         piece._view.creation = "multi_output"
-    if piece._grad_fn is not None:
-        piece._grad_fn._name = node_name
-        piece._grad_fn.piece_index = index  # for the error of an in-place change ("Output 1 of Split ...")
+    node: Any = piece._grad_fn  # a generated Node class: piece_index is this one's own attribute
+    if node is not None:
+        node._name = node_name
+        node.piece_index = index  # for the error of an in-place change ("Output 1 of Split ...")
     return piece
 
 

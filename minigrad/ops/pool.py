@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._arguments import pair_argument
 from minigrad._layout import filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
@@ -42,8 +43,9 @@ def pool_output_size(size: int, kernel: int, stride: int, padding: int, dilation
 
 def _output_shape(shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
                   ceil_mode: bool) -> Pair:
-    return tuple(pool_output_size(shape[axis - 2], kernel_size[axis], stride[axis], padding[axis],
-                                  dilation[axis], ceil_mode) for axis in (0, 1))
+    height, width = (pool_output_size(shape[axis - 2], kernel_size[axis], stride[axis], padding[axis],
+                                      dilation[axis], ceil_mode) for axis in (0, 1))
+    return height, width
 
 
 def _padded(x: Any, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
@@ -277,12 +279,8 @@ def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, st
 
 def _pool_pair(value: Any, name: str, function: str) -> Pair:
     """An int or a sequence of one or two ints, as the pair (along height, along width)."""
-    values = (value,) if not isinstance(value, (tuple, list)) else value
-    values = tuple(integer_size(v, name, function) for v in values)
-    if len(values) not in (1, 2):
-        raise RuntimeError(f"{function}: {name} must either be a single int, or a tuple of two ints, but got "
-                           f"{name}={list(values)}")
-    return values * 2 if len(values) == 1 else values
+    return pair_argument(value, name, function, "{function}: {name} must either be a single int, or a tuple "
+                                                "of two ints, but got {name}={values}")
 
 
 class MaxPool2dFunction(Function):

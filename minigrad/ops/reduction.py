@@ -156,7 +156,7 @@ class Std(Function):
         return wrap(_var_backward(ctx, grad_var, a)), None, None, None
 
 
-def _var_or_std(function: type, name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+def _var_or_std(function: type[Function], name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
                 correction: Any) -> Tensor:
     if isinstance(dim, bool):  # var(unbiased) positional form
         dim, unbiased = None, dim

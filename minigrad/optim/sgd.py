@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.optimizer import Optimizer, _Loss
 from minigrad.tensor import Tensor
 
 __all__ = ["SGD"]
@@ -63,7 +63,7 @@ class SGD(Optimizer):
     _OPTIONS_OF_OLDER_DICTS = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
                                "fused": False}
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
@@ -85,7 +85,7 @@ def _sgd_update(param: Any, grad: Any, state: dict | None, *, lr: float, momentu
     direction = -grad if maximize else grad
     if weight_decay != 0:
         direction = direction + weight_decay * param
-    if momentum != 0:
+    if state is not None:  # SGD keeps a state (the momentum buffer) only with momentum
         buffer = state.get("momentum_buffer")
         if buffer is None:
             # The first step starts the running average at the gradient itself (no dampening).

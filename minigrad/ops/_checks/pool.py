@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._arguments import integer_size
 from minigrad.ops._util import not_implemented_for
-from minigrad.ops.conv.geometry import Pair, integer_size
+from minigrad.ops.conv.geometry import Pair
 from minigrad.tensor import Tensor
 
 

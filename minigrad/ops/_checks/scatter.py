@@ -117,14 +117,18 @@ def src_or_value(function: str, src: Any, value: Any, reduce: str | None) -> tup
     return None, value
 
 
+def _is_real(value: Any) -> bool:
+    return isinstance(value, Real)
+
+
 def value_argument(value: Any, a: Tensor) -> Any:
     """``value`` converted to ``a``'s dtype, with PyTorch's error where it does not fit."""
-    if not isinstance(value, Real):
+    if not _is_real(value):  # not inline: mypy gives numbers.Real no comparisons, so value stays Any
         raise RuntimeError(f"value cannot be converted to type {a.dtype.name} without overflow (got {value})")
     if a.dtype is _dtypes.bool:
         return bool(value)
     if a.dtype.is_floating_point:
-        fits = not math.isfinite(value) or abs(float(value)) <= float(numpy.finfo(a.dtype.numpy).max)
+        fits = not math.isfinite(value) or abs(value) <= float(numpy.finfo(a.dtype.numpy).max)
     else:
         limits = numpy.iinfo(a.dtype.numpy)
         fits = math.isfinite(value) and limits.min <= value <= limits.max
