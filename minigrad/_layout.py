@@ -30,7 +30,7 @@ import numpy
 
 from minigrad.backend import get_array_module
 
-__all__ = ["contiguous_copy", "filled_like_order", "short_run_ufuncs"]
+__all__ = ["contiguous_copy", "empty_like_order", "filled_like_order", "short_run_ufuncs"]
 
 # NumPy's ufunc buffer (in elements) under short_run_ufuncs: 512-2048 measured alike on col2im's adds.
 UFUNC_BUFFER_ELEMENTS = 1024
@@ -60,10 +60,17 @@ def filled_like_order(template: Any, shape: tuple, fill: Any, dtype: Any) -> Any
     Elementwise work between the two then walks both in the same order; between a (C, H, W, N)
     -ordered gradient and a C-ordered (N, C, H, W) buffer it ran 5-10x slower.
     """
+    filled = empty_like_order(template, shape, dtype)
+    filled.fill(fill)
+    return filled
+
+
+def empty_like_order(template: Any, shape: tuple, dtype: Any) -> Any:
+    """:func:`filled_like_order` without the filling: an uninitialised array of ``shape``."""
     xp = get_array_module(template)
     order = sorted(range(template.ndim), key=lambda axis: -abs(template.strides[axis]))
-    filled = xp.full(tuple(shape[axis] for axis in order), fill, dtype=dtype)
-    return filled.transpose(tuple(order.index(axis) for axis in range(template.ndim)))
+    empty = xp.empty(tuple(shape[axis] for axis in order), dtype=dtype)
+    return empty.transpose(tuple(order.index(axis) for axis in range(template.ndim)))
 
 
 def _blocking_axis(array: Any) -> int | None:
