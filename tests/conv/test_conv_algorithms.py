@@ -1,5 +1,6 @@
-"""The three conv algorithms, at array level: each agrees with PyTorch and with the others,
-rot180's pieces do what they say, and rot180 / naive really compute their own way."""
+"""The conv algorithms, at array level: each agrees with PyTorch and with the others, the tuned
+im2col driver agrees with the plain one, rot180's pieces do what they say, and rot180 / naive
+really compute their own way."""
 
 import sys
 
@@ -8,17 +9,23 @@ import pytest
 from _torch import require_torch
 from conv_reference import CASE_IDS, CASES, ConvCase, output_grad, torch_conv
 
-from minigrad.ops.conv import algo_im2col, algo_naive, algo_rot180
+from minigrad.ops.conv import algo_im2col, algo_im2col_tuned, algo_naive, algo_rot180, depthwise
 from minigrad.ops.conv import im2col as im2col_module
-
-ALGORITHMS = {"im2col": algo_im2col, "rot180": algo_rot180, "naive": algo_naive}
+from minigrad.ops.conv.algorithms import ALGORITHMS, algorithm_module
 
 
 def _run(module, case, x, weight, grad_out):
-    out, cache = module.forward(x, weight, *case.settings)
-    grad_x = module.grad_input(grad_out, weight, x.shape, *case.settings, cache=cache)
-    grad_w = module.grad_weight(x, grad_out, weight.shape, *case.settings, cache=cache)
+    """The module's interface as Conv2dFunction uses it: forward, prepare δ, both gradients."""
+    out, saved = module.forward(x, weight, *case.settings)
+    delta = module.prepare_grad_output(grad_out, weight.shape, case.stride, case.groups)
+    grad_w = module.grad_weight(x, delta, weight.shape, *case.settings, saved=saved)
+    grad_x = module.grad_input(delta, weight, x.shape, *case.settings)
     return {"out": out, "x": grad_x, "weight": grad_w}
+
+
+def _routed(case):
+    """The module that the default 'im2col' runs for this case (depthwise.py for depthwise ones)."""
+    return algorithm_module("im2col", case.weight_shape, case.stride, case.groups)
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -41,12 +48,12 @@ def test_im2col_in_bands_of_output_rows_matches_torch(case, rows_per_band, monke
     grad_out = output_grad(case, seed=7)
     n, (h_out, w_out) = x.shape[0], grad_out.shape[2:]
     column_rows = x.shape[1] * weight.shape[2] * weight.shape[3]
-    monkeypatch.setattr(algo_im2col, "BAND_BYTES", rows_per_band * column_rows * w_out * n * x.itemsize)
-    bands = algo_im2col._bands(numpy, h_out, column_rows, w_out, n, x.itemsize)
+    monkeypatch.setattr(algo_im2col_tuned, "BAND_BYTES", rows_per_band * column_rows * w_out * n * x.itemsize)
+    bands = algo_im2col_tuned._bands(numpy, h_out, column_rows, w_out, n, x.itemsize)
     assert max(b.stop - b.start for b in bands) <= rows_per_band + 1
     assert len(bands) > 1 or h_out <= 2
     expected = torch_conv(case, x, weight, None, grad_out)
-    ours = _run(algo_im2col, case, x, weight, grad_out)
+    ours = _run(algo_im2col_tuned, case, x, weight, grad_out)
     for key in ("out", "x", "weight"):
         numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
 
@@ -58,8 +65,8 @@ def test_im2col_in_bands_of_output_rows_matches_torch(case, rows_per_band, monke
     (7, 1 << 10, [7]),
 ])
 def test_bands_cover_the_output_rows_once_in_order(h_out, row_bytes, sizes, monkeypatch):
-    monkeypatch.setattr(algo_im2col, "BAND_BYTES", 3 << 20)
-    bands = algo_im2col._bands(numpy, h_out, column_rows=row_bytes, w_out=1, n=1, itemsize=1)
+    monkeypatch.setattr(algo_im2col_tuned, "BAND_BYTES", 3 << 20)
+    bands = algo_im2col_tuned._bands(numpy, h_out, column_rows=row_bytes, w_out=1, n=1, itemsize=1)
     assert [r for b in bands for r in range(b.start, b.stop)] == list(range(h_out))
     assert [b.stop - b.start for b in bands] == sizes
 
@@ -67,17 +74,18 @@ def test_bands_cover_the_output_rows_once_in_order(h_out, row_bytes, sizes, monk
 @pytest.mark.parametrize("band_bytes, kept", [(3 << 20, True), (1, False)])
 def test_im2col_keeps_one_small_band_of_columns_for_grad_weight(band_bytes, kept, monkeypatch):
     """One small band: the forward's columns serve grad_weight. Several: it makes them again. Same dW."""
-    monkeypatch.setattr(algo_im2col, "BAND_BYTES", band_bytes)
-    monkeypatch.setattr(algo_im2col, "KEPT_COLUMNS_BYTES", 3 << 20)
+    monkeypatch.setattr(algo_im2col_tuned, "BAND_BYTES", band_bytes)
+    monkeypatch.setattr(algo_im2col_tuned, "KEPT_COLUMNS_BYTES", 3 << 20)
     case = next(c for c in CASES if c.groups == 1 and c.n > 1 and c.size[0] > 3)
     x, weight, _ = case.arrays(seed=8)
     grad_out = output_grad(case, seed=9)
-    _, (source, cols) = algo_im2col.forward(x, weight, *case.settings)
+    _, (source, cols) = algo_im2col_tuned.forward(x, weight, *case.settings)
     assert (cols is not None) == kept
     if kept:
         numpy.testing.assert_array_equal(cols, im2col_module.im2col(x, weight.shape[2:], *case.settings[:3]))
-    from_cache = algo_im2col.grad_weight(x, grad_out, weight.shape, *case.settings, cache=(source, cols))
-    from_scratch = algo_im2col.grad_weight(x, grad_out, weight.shape, *case.settings)
+    from_cache = algo_im2col_tuned.grad_weight(x, grad_out, weight.shape, *case.settings,
+                                               saved=(source, cols))
+    from_scratch = algo_im2col_tuned.grad_weight(x, grad_out, weight.shape, *case.settings)
     numpy.testing.assert_allclose(from_cache, from_scratch, rtol=1e-12, atol=1e-12)
 
 
@@ -89,6 +97,8 @@ def test_the_three_algorithms_agree_with_each_other(case):
     for key in ("out", "x", "weight"):
         numpy.testing.assert_allclose(results["rot180"][key], results["im2col"][key], rtol=1e-10, atol=1e-10)
         numpy.testing.assert_allclose(results["naive"][key], results["im2col"][key], rtol=1e-10, atol=1e-10)
+        numpy.testing.assert_allclose(results["im2col_plain"][key], results["im2col"][key], rtol=1e-10,
+                                      atol=1e-10)
 
 
 @pytest.mark.parametrize("name", list(ALGORITHMS))
@@ -179,7 +189,7 @@ def im2col_forbidden(monkeypatch):
     def refuse(*args, **kwargs):
         raise _ForbiddenCallError("im2col/col2im was called")
 
-    for module in (im2col_module, algo_im2col, algo_rot180, algo_naive):
+    for module in (im2col_module, algo_im2col, algo_im2col_tuned, algo_rot180, algo_naive):
         for name in COLUMN_FUNCTIONS:
             monkeypatch.setattr(module, name, refuse, raising=False)
 
@@ -215,8 +225,9 @@ def test_rot180_and_naive_never_use_im2col_or_col2im(name, im2col_forbidden):
 def test_the_forbidding_fixture_does_stop_the_im2col_algorithm(im2col_forbidden):
     case = CASES[0]
     x, weight, _ = case.arrays()
-    with pytest.raises(_ForbiddenCallError):
-        algo_im2col.forward(x, weight, *case.settings)
+    for module in (algo_im2col, algo_im2col_tuned):
+        with pytest.raises(_ForbiddenCallError):
+            module.forward(x, weight, *case.settings)
 
 
 @pytest.mark.parametrize("name", ["rot180", "naive"])
@@ -228,18 +239,20 @@ def test_no_call_reaches_the_original_im2col_code(name):
     grad_out = output_grad(case)
     assert _calls_to(originals, lambda: _run(ALGORITHMS[name], case, x, weight, grad_out)) == set()
     # ... while the im2col algorithm does reach them, so the probe itself works.
-    assert _calls_to(originals, lambda: _run(algo_im2col, case, x, weight, grad_out)) == \
+    assert _calls_to(originals, lambda: _run(algo_im2col_tuned, case, x, weight, grad_out)) == \
         {"im2col_rows", "col2im_rows"}
 
 
 def test_im2col_algorithm_sums_taps_directly_for_depthwise_only():
     """Stride-1 depthwise cases skip the column matrix; strided depthwise and 2 channels per group use it."""
+    assert [_routed(case) is depthwise for case in (CASES[8], CASES[16], CASES[6], CASES[15])] == \
+        [True, True, False, False]
     originals = [getattr(im2col_module, name) for name in COLUMN_FUNCTIONS]
     uses_columns = {"im2col_rows", "col2im_rows"}
     for case, expected in ((CASES[8], set()), (CASES[16], set()), (CASES[6], uses_columns),
                            (CASES[15], uses_columns)):
         arrays = case.arrays()[:2] + (output_grad(case),)
-        run = lambda c=case, a=arrays: _run(algo_im2col, c, *a)  # noqa: E731
+        run = lambda c=case, a=arrays: _run(_routed(c), c, *a)  # noqa: E731
         assert _calls_to(originals, run) == expected, case.name
 
 
@@ -264,11 +277,55 @@ def test_naive_really_loops_once_per_output_value():
 def test_prepare_grad_output_changes_the_layout_not_the_values():
     case = CASES[7]
     grad_out = output_grad(case)
-    prepared = algo_im2col.prepare_grad_output(grad_out, case.weight_shape, case.stride, case.groups)
+    prepared = _routed(case).prepare_grad_output(grad_out, case.weight_shape, case.stride, case.groups)
     numpy.testing.assert_array_equal(prepared, grad_out)
     assert prepared.transpose(1, 2, 3, 0).flags.c_contiguous        # (C, H, W, N) in memory
     depthwise_case = CASES[8]
     delta = output_grad(depthwise_case)
-    prepared = algo_im2col.prepare_grad_output(delta, depthwise_case.weight_shape, depthwise_case.stride,
-                                               depthwise_case.groups)
+    prepared = _routed(depthwise_case).prepare_grad_output(delta, depthwise_case.weight_shape,
+                                                           depthwise_case.stride, depthwise_case.groups)
     assert prepared is delta
+
+
+# --- the tuned driver against the plain file ----------------------------------------------------------
+
+def _random_settings(seed):
+    """A seeded random valid convolution: groups (depthwise too), stride, padding, dilation, odd sizes."""
+    rng = numpy.random.default_rng(seed)
+    groups = int(rng.choice([1, 1, 2, 3]))
+    c_in = groups * int(rng.integers(1, 3))
+    c_out = groups * int(rng.integers(1, 4))
+    kernel = tuple(int(k) for k in rng.integers(1, 5, size=2))
+    stride = tuple(int(s) for s in rng.choice([1, 1, 2, 3], size=2))
+    padding = tuple(int(p) for p in rng.integers(0, 3, size=2))
+    dilation = tuple(int(d) for d in rng.choice([1, 1, 2], size=2))
+    smallest = [max(1, dilation[a] * (kernel[a] - 1) + 1 - 2 * padding[a]) for a in (0, 1)]
+    size = tuple(int(smallest[a] + rng.integers(0, 7)) for a in (0, 1))
+    return ConvCase(f"random{seed}", int(rng.choice([1, 2, 5])), c_in, size, c_out, kernel, stride, padding,
+                    dilation, groups)
+
+
+RANDOM_CASES = [_random_settings(seed) for seed in range(40)]
+assert any(case.groups == case.c_in > 1 and case.stride == (1, 1) for case in RANDOM_CASES + CASES)
+
+
+@pytest.mark.parametrize("bands", ["one band", "bands of one row"])
+@pytest.mark.parametrize("case", CASES + RANDOM_CASES, ids=CASE_IDS + [c.name for c in RANDOM_CASES])
+def test_the_tuned_im2col_computes_what_the_plain_one_does(case, bands, monkeypatch):
+    """'im2col' (bands, kept columns, layouts, the depthwise path) gives the plain file's numbers."""
+    if bands == "bands of one row":
+        monkeypatch.setattr(algo_im2col_tuned, "BAND_BYTES", 1)
+    x, weight, _ = case.arrays(seed=21)
+    grad_out = output_grad(case, seed=22)
+    plain = _run(algo_im2col, case, x, weight, grad_out)
+    tuned = _run(_routed(case), case, x, weight, grad_out)
+    for key in ("out", "x", "weight"):
+        assert tuned[key].shape == plain[key].shape, key
+        numpy.testing.assert_allclose(tuned[key], plain[key], rtol=1e-10, atol=1e-10, err_msg=key)
+
+
+def test_the_plain_im2col_file_is_one_screen():
+    """The teaching version stays at Chainer's proportions (its formulas, no tuning)."""
+    source = open(algo_im2col.__file__, encoding="utf-8").read()
+    assert len(source.splitlines()) <= 70
+    assert "band" not in source.lower().replace("batched", "")

@@ -10,9 +10,7 @@ from conv_reference import CASE_IDS, CASES, output_grad, torch_conv
 import minigrad as mg
 from minigrad.autograd import gradcheck
 from minigrad.ops.conv import (
-    algo_im2col,
-    algo_naive,
-    algo_rot180,
+    ALGORITHMS,
     conv2d,
     conv2d_input,
     conv2d_weight,
@@ -22,8 +20,8 @@ from minigrad.ops.conv import (
     unfold,
 )
 
-NAMES = ["im2col", "rot180", "naive"]
-MODULES = {"im2col": algo_im2col, "rot180": algo_rot180, "naive": algo_naive}
+NAMES = list(ALGORITHMS)
+MODULES = ALGORITHMS
 
 
 def _leaf(array):
@@ -54,7 +52,8 @@ def test_conv2d_and_every_gradient_match_torch(name, case):
 
 
 GRADCHECK = [("im2col", case) for case in (CASES[1], CASES[3], CASES[6], CASES[12], CASES[16])] + \
-    [("rot180", CASES[4]), ("rot180", CASES[9]), ("naive", CASES[10])]
+    [("rot180", CASES[4]), ("rot180", CASES[9]), ("naive", CASES[10])] + \
+    [("im2col_plain", case) for case in (CASES[6], CASES[8], CASES[15])]
 
 
 @pytest.mark.parametrize(("name", "case"), GRADCHECK, ids=[f"{n}-{c.name}" for n, c in GRADCHECK])
@@ -85,8 +84,8 @@ def test_float32_is_close_to_torch():
 def test_only_the_needed_gradients_are_computed(monkeypatch):
     calls = []
     for fn in ("grad_input", "grad_weight"):
-        original = getattr(algo_im2col, fn)
-        monkeypatch.setattr(algo_im2col, fn,
+        original = getattr(ALGORITHMS["im2col"], fn)
+        monkeypatch.setattr(ALGORITHMS["im2col"], fn,
                             lambda *a, _f=original, _n=fn, **k: calls.append(_n) or _f(*a, **k))
     x = mg.randn(1, 2, 5, 5, dtype=mg.float64)                  # no grad for the input
     w = mg.randn(3, 2, 3, 3, dtype=mg.float64, requires_grad=True)
@@ -293,7 +292,7 @@ def test_conv2d_input_and_weight_match_torch_nn_grad(name, case):
     _close(ours_w, expected_w)
 
 
-@pytest.mark.parametrize("name", ["im2col", "rot180"])
+@pytest.mark.parametrize("name", ["im2col", "im2col_plain", "rot180"])
 def test_conv2d_input_and_weight_are_differentiable(name):
     case = CASES[3]
     x, weight, _ = (_leaf(a) for a in case.arrays(seed=13))

@@ -11,7 +11,7 @@ import numpy
 import pytest
 
 import minigrad as mg
-from minigrad.ops.conv import algo_im2col, conv2d, conv2d_input, conv2d_weight, fold, unfold
+from minigrad.ops.conv import ALGORITHMS, algo_im2col_tuned, conv2d, conv2d_input, conv2d_weight, fold, unfold
 from minigrad.ops.pool import avg_pool2d, max_pool2d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # tests/, where the stand-in lives
@@ -43,7 +43,7 @@ CONV = [  # (C_in, C_out, groups, kernel, stride, padding, dilation)
 ]
 
 
-@pytest.mark.parametrize("algorithm", ["im2col", "rot180", "naive"])
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
 @pytest.mark.parametrize(("c_in", "c_out", "groups", "kernel", "stride", "padding", "dilation"), CONV)
 def test_conv2d_on_the_device_matches_the_cpu(algorithm, c_in, c_out, groups, kernel, stride, padding,
                                               dilation):
@@ -62,9 +62,9 @@ def test_conv2d_on_the_device_matches_the_cpu(algorithm, c_in, c_out, groups, ke
 
 def test_im2col_takes_bands_of_rows_on_the_cpu_and_one_band_on_the_device(monkeypatch):
     """Bands fit the CPU's cache; the device gets one big product. Both give the same numbers."""
-    monkeypatch.setattr(algo_im2col, "BAND_BYTES", 1)        # one output row per band on the CPU
-    assert len(algo_im2col._bands(numpy, 5, 27, 6, 2, 8)) == 5
-    assert algo_im2col._bands(standin_cupy.serving_module(), 5, 27, 6, 2, 8) == [slice(0, 5)]
+    monkeypatch.setattr(algo_im2col_tuned, "BAND_BYTES", 1)  # one output row per band on the CPU
+    assert len(algo_im2col_tuned._bands(numpy, 5, 27, 6, 2, 8)) == 5
+    assert algo_im2col_tuned._bands(standin_cupy.serving_module(), 5, 27, 6, 2, 8) == [slice(0, 5)]
     test_conv2d_on_the_device_matches_the_cpu("im2col", *CONV[3])
 
 

@@ -1,12 +1,19 @@
-"""2-D convolution, written out three ways a reader can select and compare.
+"""2-D convolution, written out several ways a reader can select and compare.
 
-    algo_im2col.py   unfold into columns, one batched GEMM (the default; what libraries do)
-    algo_rot180.py   δˡ = δˡ⁺¹ ∗ rot180(W): the backward as correlations with a flipped kernel
-    algo_naive.py    the definition, in plain loops
-    im2col.py        im2col / col2im, the array helpers (col2im is im2col's adjoint)
-    algorithms.py    choosing one: ``algorithm=`` per call, ``with conv_algorithm(name):`` per scope
-    functional.py    the autograd Functions and ``conv2d``, ``conv2d_input``, ``conv2d_weight``
-    fold.py          ``unfold`` / ``fold`` (PyTorch's names for im2col / col2im)
+Reading order: ``functional.py`` (the autograd Function: which gradients, from where), then
+``algo_im2col.py`` (the formulas, one screen), then the other ways and the fast one:
+
+    functional.py          the autograd Functions and ``conv2d``, ``conv2d_input``, ``conv2d_weight``
+    algo_im2col.py         cols = im2col(x), Y = W·cols, dW = δ·colsᵀ, dx = col2im(Wᵀ·δ)   ('im2col_plain')
+    algo_im2col_tuned.py   the same formulas in cache-sized bands: the default ('im2col')
+    depthwise.py           the default's path for depthwise convolutions: sums of shifted images
+    algo_rot180.py         δˡ = δˡ⁺¹ ∗ rot180(W): the backward as correlations with a flipped kernel
+    algo_naive.py          the definition, in plain loops
+    im2col.py              im2col / col2im, the array helpers (col2im is im2col's adjoint)
+    algorithms.py          choosing one (``algorithm=`` per call, ``with conv_algorithm(name):``),
+                           and the interface every algorithm module has
+    fold.py                ``unfold`` / ``fold`` (PyTorch's names for im2col / col2im)
+    conv1d.py              ``conv1d``: a conv2d of height 1
 """
 
 from minigrad.ops.conv.algorithms import ALGORITHMS, conv_algorithm, get_conv_algorithm

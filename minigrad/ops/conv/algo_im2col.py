@@ -1,159 +1,65 @@
-"""Convolution as matrix products over im2col columns — the GEMM route production libraries take.
+"""Convolution as matrix products over im2col columns, plainly: what the default computes.
 
-With ``cols = im2col(x)`` of shape (C_in·kh·kw, L·N), L = H_out·W_out, and the weight
-viewed per group as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
+With ``cols = im2col(x)`` of shape (C_in·kh·kw, L), L = H_out·W_out·N, and the weight
+seen per group g as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
 
-    forward:      Y_g   = W_g · cols_g             one batched product over all G groups
-    grad_weight:  dW_g  = δ_g · cols_gᵀ
-    grad_input:   dcols = W_gᵀ · δ_g,  dx = col2im(dcols)
+    forward:      Y_g     = W_g · cols_g
+    grad_weight:  dW_g    = δ_g · cols_gᵀ
+    grad_input:   dcols_g = W_gᵀ · δ_g,    dx = col2im(dcols)
 
-where ``δ_g`` is the output gradient of group g as a (C_out/G, L·N) matrix. The bias
-is the caller's business (db = Σ δ over n, h, w).
-
-The products run in *bands* of output rows. Every column (h, w, n) of the products
-belongs to one output row h, so each formula above holds band by band: Y's columns
-of a band need only that band's columns of ``cols``, and dW sums over the bands. A
-band's columns (a few MiB, see ``BAND_BYTES``) are made, multiplied and dropped
-while they are still in the processor's cache; the whole column matrix (kh·kw times
-the input: 38 MB for a batch of 32 images of 32×32×32) would go out to memory and be
-read back, and that made each product and copy about half as fast. Bands are a
-handful of cache-sized blocks per layer, not a loop over pixels.
-
-Depthwise convolutions (one input channel per group) with stride 1 are the exception:
-their per-group products are too thin for a GEMM to pay off, so they go to
-``depthwise.py``, which sums the kh·kw shifted images directly.
+where δ_g is group g's output gradient as a (C_out/G, L) matrix, and db = Σ δ is the
+caller's (``functional.py``). Each ``·`` is one product batched over the G groups.
+Selected as ``'im2col_plain'``; the default ``'im2col'`` computes these same formulas
+faster, in ``algo_im2col_tuned.py``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
-from minigrad.backend import get_array_module
-from minigrad.ops.conv import depthwise
 from minigrad.ops.conv.geometry import Pair, output_shape
-from minigrad.ops.conv.im2col import batch_last, col2im_rows, im2col_rows, interior, padded_source
+from minigrad.ops.conv.im2col import col2im, im2col
 
-__all__ = ["forward", "grad_input", "grad_weight", "prepare_grad_output"]
-
-# A band's column matrix: small enough to stay in the cache between im2col and the product, big
-# enough that the products stay efficient (1-4 MiB measured best in benchmarks/conv.py on shapes
-# from MNIST's and CIFAR's layers; the whole matrix at once was up to 1.5x slower).
-BAND_BYTES = 3 * 1024 * 1024
-# A layer whose columns are one band this small keeps them from forward to backward: grad_weight
-# needs them again, and making them anew cost 10% of a small layer's step.
-KEPT_COLUMNS_BYTES = BAND_BYTES * 3 // 2
+__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight", "per_group"]
 
 
-def _bands(xp: Any, h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
-    """Output rows in bands of about equal height whose column matrices take about ``BAND_BYTES`` each.
-
-    A matrix below 1.5 ``BAND_BYTES`` stays one band; a single row too big is a band of its own.
-    On a GPU (CuPy) there is no such cache to fit, and fewer, bigger products are better: one band.
-    """
-    if xp is not numpy:
-        return [slice(0, h_out)]
-    row_bytes = column_rows * w_out * n * itemsize
-    bands = max(1, min(h_out, (h_out * row_bytes + BAND_BYTES // 2) // BAND_BYTES))
-    rows_per_band = -(-h_out // bands)
-    return [slice(start, min(start + rows_per_band, h_out)) for start in range(0, h_out, rows_per_band)]
+def per_group(matrix: Any, groups: int) -> Any:
+    """(G·rows, columns) -> (G, rows, columns): a group's rows are one contiguous block (a view)."""
+    return matrix.reshape(groups, matrix.shape[0] // groups, matrix.shape[1])
 
 
-def _columns_of(rows: slice, w_out: int, n: int) -> slice:
-    """Where the output rows ``rows`` lie among the (h, w, n) columns of a product."""
-    return slice(rows.start * w_out * n, rows.stop * w_out * n)
-
-
-def _grouped_weight(weight: Any, groups: int) -> Any:
-    """(C_out, C_in/G, kh, kw) -> (G, C_out/G, C_in/G·kh·kw)."""
-    c_out = weight.shape[0]
-    return weight.reshape(groups, c_out // groups, -1)
-
-
-def _grouped_rows(cols: Any, groups: int) -> Any:
-    """Columns (C·kh·kw, L) -> (G, C/G·kh·kw, L): each group's rows are one contiguous block."""
-    return cols.reshape(groups, cols.shape[0] // groups, cols.shape[1])
-
-
-def _grouped_grad(grad_out: Any, groups: int) -> Any:
-    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L·N), the layout of the forward's product."""
-    c_out = grad_out.shape[1]
-    # No copy when δ is already in (C, H, W, N) memory order (see prepare_grad_output).
-    n, _, h_out, w_out = grad_out.shape
-    return batch_last(grad_out).reshape(groups, c_out // groups, h_out * w_out * n)
-
-
-def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
-    """δ laid out (C, H, W, N) in memory, once, for grad_input and grad_weight to share (same values)."""
-    if depthwise.is_depthwise(weight_shape, groups, stride):
-        return grad_out
-    return batch_last(grad_out).transpose(3, 0, 1, 2)
+def _delta(grad_out: Any, groups: int) -> Any:
+    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L), columns (h, w, n) as in ``cols``."""
+    n, c_out, h_out, w_out = grad_out.shape
+    return per_group(grad_out.transpose(1, 2, 3, 0).reshape(c_out, h_out * w_out * n), groups)
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """Y_g = W_g · cols_g for all groups, band by band; returns ``(out (N, C_out, H_out, W_out), cache)``.
-
-    The cache is ``(padded input, columns)`` for ``grad_weight``: the columns when they were
-    one band of at most ``KEPT_COLUMNS_BYTES``, else None, and ``grad_weight`` makes them again.
-    """
-    if depthwise.is_depthwise(weight.shape, groups, stride):
-        return depthwise.forward(x, weight, stride, padding, dilation, groups)
-    xp = get_array_module(x)
-    n = x.shape[0]
+    """Y_g = W_g · cols_g; returns ``(y (N, C_out, H_out, W_out), cols)``, cols for ``grad_weight``."""
     c_out, _, kh, kw = weight.shape
     h_out, w_out = output_shape(x.shape, (kh, kw), stride, padding, dilation)
-    source = padded_source(x, padding)
-    w_g = _grouped_weight(weight, groups)
-    out = xp.empty((groups, c_out // groups, h_out * w_out * n), dtype=x.dtype)
-    bands = _bands(xp, h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize)
-    for rows in bands:
-        cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out)
-        xp.matmul(w_g, _grouped_rows(cols, groups), out=out[:, :, _columns_of(rows, w_out, n)])
-    kept_cols = cols if len(bands) == 1 and cols.nbytes <= KEPT_COLUMNS_BYTES else None
-    # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
-    return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), (source, kept_cols)
+    cols = im2col(x, (kh, kw), stride, padding, dilation)
+    y = per_group(weight.reshape(c_out, -1), groups) @ per_group(cols, groups)
+    return y.reshape(c_out, h_out, w_out, x.shape[0]).transpose(3, 0, 1, 2), cols
 
 
-def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
-               dilation: Pair, groups: int, cache: Any = None) -> Any:
-    """dx = col2im(W_gᵀ · δ_g): every column's gradient added back onto its window, band by band."""
-    if depthwise.is_depthwise(weight.shape, groups, stride):
-        return depthwise.grad_input(grad_out, weight, input_shape, stride, padding, dilation, groups)
-    xp = get_array_module(grad_out)
-    n, c, height, width = input_shape
-    kh, kw = weight.shape[2:]
-    h_out, w_out = grad_out.shape[2:]
-    w_g_t, delta_g = _grouped_weight(weight, groups).transpose(0, 2, 1), _grouped_grad(grad_out, groups)
-    image = xp.zeros((c, height + 2 * padding[0], width + 2 * padding[1], n), dtype=grad_out.dtype)
-    for rows in _bands(xp, h_out, c * kh * kw, w_out, n, grad_out.dtype.itemsize):
-        grad_cols = xp.matmul(w_g_t, delta_g[:, :, _columns_of(rows, w_out, n)])      # (G, K, band)
-        grad_cols = grad_cols.reshape(c * kh * kw, grad_cols.shape[2])
-        col2im_rows(grad_cols, image, rows, (kh, kw), stride, dilation, w_out)
-    return interior(image, padding)
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
+    """δ as it is: the two gradients below read any memory layout."""
+    return grad_out
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
-                dilation: Pair, groups: int, cache: Any = None) -> Any:
-    """dW_g = δ_g · cols_gᵀ, summed over the bands; ``cache`` is the forward's (padded input, columns)."""
-    if depthwise.is_depthwise(weight_shape, groups, stride):
-        return depthwise.grad_weight(x, grad_out, weight_shape, stride, padding, dilation, groups, cache)
-    xp = get_array_module(grad_out)
-    n = x.shape[0]
-    kernel_size = tuple(weight_shape[2:])
-    h_out, w_out = grad_out.shape[2:]
-    source, kept_cols = (padded_source(x, padding), None) if cache is None else cache
-    delta_g = _grouped_grad(grad_out, groups)
-    column_rows = weight_shape[1] * groups * kernel_size[0] * kernel_size[1]
-    # Summed as (cols_g · δ_gᵀ)ᵀ, the same numbers: with the long (h, w, n) axis summed over,
-    # OpenBLAS runs this orientation up to 2x faster (measured in benchmarks/conv.py).
-    grad_w_t = xp.zeros((groups, column_rows // groups, weight_shape[0] // groups), dtype=grad_out.dtype)
-    bands = _bands(xp, h_out, column_rows, w_out, n, grad_out.dtype.itemsize)
-    for rows in bands:
-        if kept_cols is not None:   # the forward kept them only when they were this one band
-            cols = kept_cols
-        else:
-            cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
-        band_delta = delta_g[:, :, _columns_of(rows, w_out, n)]
-        grad_w_t += xp.matmul(_grouped_rows(cols, groups), band_delta.transpose(0, 2, 1))
-    return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))
+                dilation: Pair, groups: int, saved: Any = None) -> Any:
+    """dW_g = δ_g · cols_gᵀ; ``saved`` is the forward's cols (None: made again from x)."""
+    cols = im2col(x, tuple(weight_shape[2:]), stride, padding, dilation) if saved is None else saved
+    grad_w = _delta(grad_out, groups) @ per_group(cols, groups).transpose(0, 2, 1)
+    return grad_w.reshape(tuple(weight_shape))
+
+
+def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
+               dilation: Pair, groups: int) -> Any:
+    """dcols_g = W_gᵀ · δ_g, then dx = col2im(dcols): each column added back onto its window."""
+    c_out, _, kh, kw = weight.shape
+    grad_cols = per_group(weight.reshape(c_out, -1), groups).transpose(0, 2, 1) @ _delta(grad_out, groups)
+    grad_cols = grad_cols.reshape(input_shape[1] * kh * kw, grad_cols.shape[2])
+    return col2im(grad_cols, input_shape, (kh, kw), stride, padding, dilation)

@@ -20,7 +20,7 @@ from typing import Any
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair, crop2d, output_shape, pad2d
 
-__all__ = ["forward", "grad_input", "grad_weight"]
+__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
 
 def _receptive_field(h: int, w: int, kernel_size: Pair, stride: Pair, dilation: Pair) -> tuple:
@@ -35,7 +35,10 @@ def _positions(n: int, c_out: int, h_out: int, w_out: int) -> Any:
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """y[n, o, h, w] = Σ W[o] ⊙ (its group's channels of x_pad in the window at (h, w))."""
+    """y[n, o, h, w] = Σ W[o] ⊙ (its group's channels of x_pad in the window at (h, w)).
+
+    Returns ``(y, x_pad)``, x_pad for ``grad_weight``.
+    """
     xp = get_array_module(x)
     n = x.shape[0]
     c_out, c_per_group, kh, kw = weight.shape
@@ -47,11 +50,16 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
         rows, cols = _receptive_field(h, w, (kh, kw), stride, dilation)
         patch = x_pad[b, g * c_per_group:(g + 1) * c_per_group, rows, cols]
         out[b, o, h, w] = (patch * weight[o]).sum()
-    return out, None
+    return out, x_pad
+
+
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
+    """δ as it is: the two gradients below read any memory layout."""
+    return grad_out
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
-               dilation: Pair, groups: int, cache: Any = None) -> Any:
+               dilation: Pair, groups: int) -> Any:
     """Each δ[n, o, h, w] adds δ · W[o] onto the window it came from."""
     xp = get_array_module(grad_out)
     n, c, height, width = input_shape
@@ -65,11 +73,11 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
-                dilation: Pair, groups: int, cache: Any = None) -> Any:
-    """Each δ[n, o, h, w] adds δ · (the window it came from) onto W[o]'s gradient."""
+                dilation: Pair, groups: int, saved: Any = None) -> Any:
+    """Each δ[n, o, h, w] adds δ · (the window it came from) onto W[o]'s gradient; ``saved``: x_pad."""
     xp = get_array_module(x)
     c_out, c_per_group, kh, kw = weight_shape
-    x_pad = pad2d(x, padding)
+    x_pad = pad2d(x, padding) if saved is None else saved
     grad_w = xp.zeros(tuple(weight_shape), dtype=x.dtype)
     for b, o, h, w in _positions(*grad_out.shape):
         g = o // (c_out // groups)

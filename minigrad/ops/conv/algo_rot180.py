@@ -25,7 +25,8 @@ from typing import Any
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair, crop2d, pad2d, window
 
-__all__ = ["forward", "grad_input", "grad_weight", "correlate", "rotate_kernel", "dilate_and_pad_grad"]
+__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight", "correlate", "rotate_kernel",
+           "dilate_and_pad_grad"]
 
 
 def _windows(x: Any, extent: Pair, step: Pair, tap_step: Pair) -> Any:
@@ -82,12 +83,18 @@ def dilate_and_pad_grad(grad_out: Any, stride: Pair, kernel_size: Pair, dilation
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """y = correlate(pad(x), W); returns ``(out, None)`` (nothing worth caching)."""
-    return correlate(pad2d(x, padding), weight, stride, dilation, groups), None
+    """y = correlate(pad(x), W); returns ``(y, pad(x))``, pad(x) for ``grad_weight``."""
+    x_pad = pad2d(x, padding)
+    return correlate(x_pad, weight, stride, dilation, groups), x_pad
+
+
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
+    """δ as it is: the two gradients below read any memory layout."""
+    return grad_out
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
-               dilation: Pair, groups: int, cache: Any = None) -> Any:
+               dilation: Pair, groups: int) -> Any:
     """dx = crop(correlate(dilate_and_pad_grad(δ), rotate_kernel(W), stride 1, dilation d))."""
     height, width = input_shape[2:]
     padded_size = (height + 2 * padding[0], width + 2 * padding[1])
@@ -97,15 +104,19 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
-                dilation: Pair, groups: int, cache: Any = None) -> Any:
-    """dW = correlation of pad(x) with δ: windows of δ's (stride-dilated) extent, one per tap (i, j)."""
+                dilation: Pair, groups: int, saved: Any = None) -> Any:
+    """dW = correlation of pad(x) with δ: windows of δ's (stride-dilated) extent, one per tap (i, j).
+
+    ``saved`` is the forward's pad(x) (None: padded again).
+    """
     xp = get_array_module(x)
     n, c = x.shape[:2]
     c_out, c_per_group, kh, kw = weight_shape
     h_out, w_out = grad_out.shape[2:]
     # Now δ is the "kernel": its taps are `stride` apart and the windows move `dilation` per step.
     extent = (stride[0] * (h_out - 1) + 1, stride[1] * (w_out - 1) + 1)
-    windows = _windows(pad2d(x, padding), extent, dilation, stride)[:, :, :kh, :kw]  # (N, C, kh, kw, Ho, Wo)
+    x_pad = pad2d(x, padding) if saved is None else saved
+    windows = _windows(x_pad, extent, dilation, stride)[:, :, :kh, :kw]              # (N, C, kh, kw, Ho, Wo)
     windows = windows.reshape(n, groups, c_per_group, kh, kw, h_out, w_out)
     delta = grad_out.reshape(n, groups, c_out // groups, h_out, w_out)
     grad_w = xp.einsum("ngcijhw,ngohw->gocij", windows, delta, optimize=True)

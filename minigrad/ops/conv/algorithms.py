@@ -1,13 +1,29 @@
-"""Which convolution algorithm runs: ``'im2col'`` (the default), ``'rot180'`` or ``'naive'``.
+"""Which convolution algorithm runs: ``'im2col'`` (default), ``'im2col_plain'``, ``'rot180'``, ``'naive'``.
 
-Each name maps to a module exposing the same three array functions — ``forward``,
-``grad_input`` and ``grad_weight`` — so a call picks one module and uses it for the
-forward and, later, for the backward of that same call (a module may also define
-``prepare_grad_output(δ, weight_shape, stride, groups)``, run once before the two gradient
-functions, to lay δ out the way both of them read it)::
+    'im2col'         algo_im2col_tuned.py   the plain file's formulas in cache-sized bands (fast)
+    'im2col_plain'   algo_im2col.py         cols = im2col(x), Y = W·cols, dW = δ·colsᵀ, dx = col2im(Wᵀ·δ)
+    'rot180'         algo_rot180.py         dx = δ ∗ rot180(W), as correlations with a flipped kernel
+    'naive'          algo_naive.py          the definition, in loops over every output value
+
+A call picks one module when its forward runs (``algorithm_module``) and uses it for that
+call's backward too::
 
     with conv_algorithm("rot180"):
         y = conv(x)          # forward by rot180; y.backward() will also use rot180
+
+Every algorithm module has the same four array functions (``settings`` is
+``stride, padding, dilation, groups``)::
+
+    forward(x, weight, *settings) -> (y, saved)
+    prepare_grad_output(δ, weight_shape, stride, groups) -> δ      # once, before the two below
+    grad_weight(x, δ, weight_shape, *settings, saved=None) -> dW  # saved: this module's forward's
+    grad_input(δ, weight, input_shape, *settings) -> dx
+
+``saved`` is whatever the forward computed that ``grad_weight`` needs again (the columns, the
+padded input), or None when ``grad_weight`` runs without that forward (``nn.grad``).
+``prepare_grad_output`` lays δ out as both gradient functions read it; most modules return it
+unchanged. To add an algorithm, write such a module and add it to ``ALGORITHMS`` below: every
+test that walks ``ALGORITHMS`` then checks it against PyTorch and the others.
 """
 
 from __future__ import annotations
@@ -16,11 +32,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
-from minigrad.ops.conv import algo_im2col, algo_naive, algo_rot180
+from minigrad.ops.conv import algo_im2col, algo_im2col_tuned, algo_naive, algo_rot180, depthwise
+from minigrad.ops.conv.geometry import Pair
 
-__all__ = ["ALGORITHMS", "conv_algorithm", "get_conv_algorithm", "resolve_algorithm"]
+__all__ = ["ALGORITHMS", "conv_algorithm", "get_conv_algorithm", "resolve_algorithm", "algorithm_module"]
 
-ALGORITHMS: dict[str, ModuleType] = {"im2col": algo_im2col, "rot180": algo_rot180, "naive": algo_naive}
+ALGORITHMS: dict[str, ModuleType] = {"im2col": algo_im2col_tuned, "im2col_plain": algo_im2col,
+                                     "rot180": algo_rot180, "naive": algo_naive}
 
 _current = "im2col"
 
@@ -51,3 +69,14 @@ def conv_algorithm(name: str) -> Iterator[str]:
 def resolve_algorithm(name: str | None) -> str:
     """``name`` checked, or the current default when None — decided when the forward runs."""
     return _current if name is None else _check(name)
+
+
+def algorithm_module(name: str, weight_shape: tuple, stride: Pair, groups: int) -> ModuleType:
+    """The module that computes algorithm ``name`` for a call with these settings.
+
+    The one place where the depthwise path is chosen: the default ``'im2col'`` hands a
+    depthwise convolution (one input channel per group, stride 1) to ``depthwise.py``.
+    """
+    if name == "im2col" and depthwise.is_depthwise(weight_shape, groups, stride):
+        return depthwise
+    return ALGORITHMS[name]

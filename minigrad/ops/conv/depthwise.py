@@ -2,8 +2,9 @@
 
 When each group sees a single input channel, im2col's per-group products are
 (m × kh·kw)·(kh·kw × N·L) with m = C_out / C_in tiny (usually 1): too thin for BLAS,
-while the column buffer is kh·kw times the input. So the im2col algorithm sums the
-kernel taps directly here, as depthwise kernels in production libraries do:
+while the column buffer is kh·kw times the input. So the default ``'im2col'`` hands such
+calls here (``algorithms.algorithm_module`` decides, once per call), and the kernel taps
+are summed directly, as depthwise kernels in production libraries do:
 
     forward:      y[n, c·m + o]     = Σ_{i,j} W[c·m + o, 0, i, j] · x_pad[n, c, h + i·d, w + j·d]
     grad_weight:  dW[c·m + o, 0, i, j] = Σ_{n,h,w} δ[n, c·m + o, h, w] · x_pad[n, c, h + i·d, w + j·d]
@@ -25,7 +26,7 @@ from typing import Any
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair
 
-__all__ = ["is_depthwise", "forward", "grad_input", "grad_weight"]
+__all__ = ["is_depthwise", "forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
 
 def is_depthwise(weight_shape: tuple, groups: int, stride: Pair) -> bool:
@@ -99,8 +100,13 @@ def _delta_rows(grad_out: Any, c: int, row: int, before: int, after: int) -> Any
     return flat
 
 
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
+    """δ as it is: both gradients below copy it into rows of their own."""
+    return grad_out
+
+
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,
-               groups: int, cache: Any = None) -> Any:
+               groups: int) -> Any:
     """dx_pad[p] = Σ_taps W[tap] · δ[p − shift(tap)] = the forward's sum over framed δ with rot180(W)."""
     n, c, height, width = input_shape
     c_out, _, kh, kw = weight.shape
@@ -114,13 +120,13 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,
-                groups: int, cache: Any = None) -> Any:
-    """dW[c·m + o, 0, i, j] = Σ δ · shifted x_pad; ``cache`` is the forward's flattened padded x."""
+                groups: int, saved: Any = None) -> Any:
+    """dW[c·m + o, 0, i, j] = Σ δ · shifted x_pad; ``saved`` is the forward's flattened padded x."""
     xp = get_array_module(grad_out)
     n, c, height, width = x.shape
     c_out, _, kh, kw = weight_shape
     row = width + 2 * padding[1]
-    flat = _flat_images(x, padding, extra=dilation[1] * (kw - 1)) if cache is None else cache
+    flat = _flat_images(x, padding, extra=dilation[1] * (kw - 1)) if saved is None else saved
     delta = _delta_rows(grad_out, c, row, before=0, after=0)                  # (N, C, m, H_out·W_pad)
     length = delta.shape[-1]
     grad_w = xp.empty((c, c_out // c, kh, kw), dtype=grad_out.dtype)

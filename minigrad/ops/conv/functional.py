@@ -1,7 +1,7 @@
 """Conv2d as autograd Functions, and the public ``conv2d``, ``conv2d_input``, ``conv2d_weight``.
 
-The Functions only check arguments, pick the algorithm module (see ``algorithms.py``)
-and call its three array functions; the mathematics lives in ``algo_*.py``:
+The Functions pick the algorithm module (see ``algorithms.py``) and call its array
+functions; the mathematics lives in ``algo_*.py`` (``algo_im2col.py`` first):
 
     forward:   y = x ⋆ W + b                       (algorithm.forward)
     backward:  dx = algorithm.grad_input(δ, W),  dW = algorithm.grad_weight(x, δ),  db = Σ_{n,h,w} δ
@@ -18,7 +18,7 @@ from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.ops._util import not_implemented_for
-from minigrad.ops.conv.algorithms import ALGORITHMS, resolve_algorithm
+from minigrad.ops.conv.algorithms import algorithm_module, resolve_algorithm
 from minigrad.ops.conv.geometry import Pair, integer_size, output_shape
 from minigrad.ops.shape import pad
 from minigrad.tensor import Tensor
@@ -124,27 +124,37 @@ class Conv2dFunction(Function):
         _check_conv(input, weight, bias, stride, padding, dilation, groups)
         ctx.algorithm = resolve_algorithm(algorithm)
         ctx.settings = (stride, padding, dilation, groups)
-        module = ALGORITHMS[ctx.algorithm]
-        out, cache = module.forward(input.array, weight.array, *ctx.settings)
+        ctx.module = algorithm_module(ctx.algorithm, weight.shape, stride, groups)
+        out, saved = ctx.module.forward(input.array, weight.array, *ctx.settings)
         if bias is not None:
             out += bias.array.reshape(-1, 1, 1)           # `out` is ours: add the bias in place
         ctx.save_for_backward(input, weight)
-        ctx.cache = cache if ctx.needs_input_grad[1] else None
+        ctx.saved_by_algorithm = saved if ctx.needs_input_grad[1] else None
         return Tensor(out)
 
     @staticmethod
     def backward(ctx, grad_output):
+        """The three gradients, for δ = ∂L/∂y (per group of channels, cols = im2col(x)):
+
+            dx = col2im(Wᵀ · δ)      each column's gradient added back onto the window it came from
+            dW = δ · colsᵀ
+            db = Σ_{n,h,w} δ
+
+        ``algo_im2col.py`` computes them plainly, in one screen; the default ``'im2col'`` runs
+        ``algo_im2col_tuned.py``, the same formulas in cache-sized bands. ``algo_rot180.py``
+        and ``algo_naive.py`` compute the same gradients their own way.
+        """
         x, weight = ctx.saved_tensors
-        algorithm, delta = ALGORITHMS[ctx.algorithm], grad_output.array
+        algorithm = ctx.module
+        stride, _, _, groups = ctx.settings
         grad_input = grad_weight = grad_bias = None
         if ctx.needs_input_grad[2]:
-            grad_bias = Tensor(delta.sum(axis=(0, 2, 3)))
-        if ctx.needs_input_grad[0] and ctx.needs_input_grad[1] and hasattr(algorithm, "prepare_grad_output"):
-            delta = algorithm.prepare_grad_output(delta, weight.shape, ctx.settings[0], ctx.settings[3])
+            grad_bias = Tensor(grad_output.array.sum(axis=(0, 2, 3)))
+        delta = algorithm.prepare_grad_output(grad_output.array, weight.shape, stride, groups)
         if ctx.needs_input_grad[1]:
             grad_weight = Tensor(algorithm.grad_weight(x.array, delta, weight.shape, *ctx.settings,
-                                                       cache=ctx.cache))
-        ctx.cache = None   # done with: free it before grad_input needs memory of its own
+                                                       saved=ctx.saved_by_algorithm))
+        ctx.saved_by_algorithm = None   # done with: free it before grad_input needs memory of its own
         if ctx.needs_input_grad[0]:
             grad_input = Tensor(algorithm.grad_input(delta, weight.array, x.shape, *ctx.settings))
         return grad_input, grad_weight, grad_bias, None, None, None, None, None
@@ -169,7 +179,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
 
     y[n, o] = b[o] + Σ_c W[o, c] ⋆ x[n, c]  (per group). ``padding`` may be an int, a pair,
     ``'valid'`` (none) or ``'same'`` (output as large as the input; stride 1 only).
-    ``algorithm``: ``'im2col'``, ``'rot180'``, ``'naive'``, or None for the current default.
+    ``algorithm``: ``'im2col'``, ``'im2col_plain'``, ``'rot180'``, ``'naive'``, or None for the current
+    default (see ``algorithms.py``).
     """
     if input.ndim == 3:  # unbatched, as PyTorch allows
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
@@ -240,14 +251,14 @@ class Conv2dInputFunction(Function):
     def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None):
         ctx.algorithm = resolve_algorithm(algorithm)
         ctx.settings = (stride, padding, dilation, groups)
+        ctx.module = algorithm_module(ctx.algorithm, weight.shape, stride, groups)
         ctx.save_for_backward(grad_output, weight)
-        module = ALGORITHMS[ctx.algorithm]
-        return Tensor(module.grad_input(grad_output.array, weight.array, input_size, *ctx.settings))
+        return Tensor(ctx.module.grad_input(grad_output.array, weight.array, input_size, *ctx.settings))
 
     @staticmethod
     def backward(ctx, upstream):
         grad_output, weight = ctx.saved_tensors
-        module, u = ALGORITHMS[ctx.algorithm], upstream.array
+        module, u = ctx.module, upstream.array
         d_delta = d_weight = None
         if ctx.needs_input_grad[0]:
             d_delta = Tensor(module.forward(u, weight.array, *ctx.settings)[0])
@@ -264,14 +275,14 @@ class Conv2dWeightFunction(Function):
                 algorithm=None):
         ctx.algorithm = resolve_algorithm(algorithm)
         ctx.settings = (stride, padding, dilation, groups)
+        ctx.module = algorithm_module(ctx.algorithm, weight_size, stride, groups)
         ctx.save_for_backward(input, grad_output)
-        module = ALGORITHMS[ctx.algorithm]
-        return Tensor(module.grad_weight(input.array, grad_output.array, weight_size, *ctx.settings))
+        return Tensor(ctx.module.grad_weight(input.array, grad_output.array, weight_size, *ctx.settings))
 
     @staticmethod
     def backward(ctx, upstream):
         x, grad_output = ctx.saved_tensors
-        module, u = ALGORITHMS[ctx.algorithm], upstream.array
+        module, u = ctx.module, upstream.array
         d_input = d_delta = None
         if ctx.needs_input_grad[0]:
             d_input = Tensor(module.grad_input(grad_output.array, u, x.shape, *ctx.settings))
