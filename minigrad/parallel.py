@@ -44,8 +44,8 @@ import numpy
 
 from minigrad.backend import get_array_module
 
-__all__ = ["MIN_CHUNK_BYTES", "chunk_ranges", "in_pieces", "map_into", "outer_axis", "parallel_for",
-           "pool_size"]
+__all__ = ["MIN_CHUNK_BYTES", "chunk_ranges", "copy_into", "in_pieces", "map_into", "outer_axis",
+           "parallel_for", "pool_size"]
 
 # The least work (bytes read and written) worth handing to another thread. Provisional: chosen by
 # reasoning (a thread's wake-up costs tens of microseconds, a memory-bound pass over 1 MiB about
@@ -189,3 +189,12 @@ def in_pieces(fn: Callable[..., None], *arrays: Any, passes: int = 1) -> None:
         fn(*(None if array is None else array[start:stop] for array in flat))
 
     parallel_for(xp, first.size, item_bytes, chunk)
+
+
+def copy_into(out: Any, source: Any) -> Any:
+    """``out[...] = source`` in pieces along ``out``'s outermost axis in memory; returns ``out``."""
+    return map_into(_assign, out, source, passes=1)
+
+
+def _assign(source: Any, out: Any) -> None:
+    out[...] = source
