@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._arguments import pair_argument
 from minigrad._layout import empty_like_order, filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
@@ -314,12 +315,8 @@ def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, st
 
 def _pool_pair(value: Any, name: str, function: str) -> Pair:
     """An int or a sequence of one or two ints, as the pair (along height, along width)."""
-    values = (value,) if not isinstance(value, (tuple, list)) else value
-    values = tuple(integer_size(v, name, function) for v in values)
-    if len(values) not in (1, 2):
-        raise RuntimeError(f"{function}: {name} must either be a single int, or a tuple of two ints, but got "
-                           f"{name}={list(values)}")
-    return values * 2 if len(values) == 1 else values
+    return pair_argument(value, name, function, "{function}: {name} must either be a single int, or a tuple "
+                                                "of two ints, but got {name}={values}")
 
 
 def _check_dtype(x: Tensor, function: str) -> None:

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._arguments import integer_size
 from minigrad.autograd.function import Function
+from minigrad.ops.conv._checks import check_conv1d, conv_single
 from minigrad.ops.conv.functional import Conv2dFunction, conv2d
-from minigrad.ops.conv.geometry import integer_size
 from minigrad.tensor import Tensor
 
-__all__ = ["Conv1dFunction", "conv1d", "conv_single"]
+__all__ = ["Conv1dFunction", "conv1d"]
 
 
 def _height_one(t: Tensor) -> Tensor:
-    """(N, C, L) seen as (N, C, 1, L), sharing ``t``'s storage and version counter."""
-    out = Tensor(t.array[:, :, None])
-    out._base = t if t._base is None else t._base
-    return out
+    """(N, C, L) seen as (N, C, 1, L), sharing ``t``'s storage and version counter, outside the graph."""
+    return t.detach().unsqueeze(2)
 
 
 class Conv1dFunction(Function):
@@ -48,50 +47,6 @@ class Conv1dFunction(Function):
         if grad_weight is not None:
             grad_weight = Tensor(grad_weight.array[:, :, 0])
         return grad_input, grad_weight, grad_bias, None, None, None, None, None
-
-
-def conv_single(value: Any, name: str) -> int:
-    """An int or a sequence of one int, as that int."""
-    if isinstance(value, (tuple, list)):
-        values = [integer_size(v, name, "conv1d", "an int or a tuple of ints") for v in value]
-        if len(values) != 1:
-            raise RuntimeError(f"expected {name} to be a single integer value or a list of 1 values to match "
-                               f"the convolution dimensions, but got {name}={values}")
-        return values[0]
-    return integer_size(value, name, "conv1d", "an int or a tuple of ints")
-
-
-def _check_conv1d(x: Tensor, weight: Tensor, bias: Tensor | None, stride: int, padding: int | str,
-                  dilation: int, groups: int) -> None:
-    """PyTorch's conv1d checks, before the 2-D ones (which would name 4-D shapes)."""
-    if stride <= 0:
-        raise RuntimeError(f"non-positive stride is not supported, but got stride={stride}")
-    if not isinstance(padding, str) and padding < 0:
-        raise RuntimeError(f"negative padding is not supported, but got padding={padding}")
-    if dilation <= 0:
-        raise RuntimeError(f"non-positive dilation is not supported, but got dilation={dilation}")
-    if groups <= 0:
-        raise RuntimeError(f"non-positive groups is not supported, but got groups={groups}")
-    if weight.ndim != 3:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
-                           f"{list(weight.shape)}, but got {x.ndim}-dimensional input of size "
-                           f"{list(x.shape)} instead (conv1d takes a weight (C_out, C_in/groups, k))")
-    if weight.shape[0] < 1 or weight.shape[0] % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
-                           f"0 (and at least 1), but got weight of size {list(weight.shape)} instead")
-    if x.shape[1] != weight.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-                           f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
-                           f"{x.shape[1]} channels instead")
-    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional "
-                           f"with {weight.shape[0]} elements, but got bias of size {list(bias.shape)} "
-                           f"instead")
-    if not isinstance(padding, str):
-        padded, extent = x.shape[2] + 2 * padding, dilation * (weight.shape[2] - 1) + 1
-        if padded < extent:
-            raise RuntimeError(f"Calculated padded input size per channel: ({padded}). Kernel size: "
-                               f"({extent}). Kernel size can't be greater than actual input size")
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A002 (PyTorch's name)
@@ -118,7 +73,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
             raise RuntimeError("padding='same' is not supported for strided convolutions")
     else:
         padding = conv_single(padding, "padding")
-    _check_conv1d(input, weight, bias, stride, padding, dilation, groups)
+    check_conv1d(input, weight, bias, stride, padding, dilation, groups)
     total = dilation * (weight.shape[2] - 1)  # 'same' pads this much in all
     symmetric = {"valid": 0, "same": total // 2 if total % 2 == 0 else None}.get(padding, padding)
     if symmetric is not None:

@@ -6,20 +6,12 @@ a conv weight is ``(C_out, C_in / groups, kh, kw)``.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
+from minigrad._arguments import integer_size as integer_size  # where pooling and conv1d import it from
 from minigrad.backend import get_array_module
 
 Pair = tuple[int, int]
-
-
-def integer_size(value: Any, name: str, function: str, expected: str = "tuple of ints") -> int:
-    """A size given as an int (NumPy ints too); floats and bools are a TypeError, as in PyTorch."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{function}(): argument '{name}' must be {expected}, but got {value!r} of type "
-                        f"{type(value).__name__}")
-    return operator.index(value)
 
 
 def output_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
