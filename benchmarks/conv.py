@@ -112,7 +112,7 @@ def _minigrad_runner(shape: tuple, algorithm: str, threads: int):
 
 
 def _parts_runner(shape: tuple) -> dict:
-    """The im2col path's pieces for one shape, on arrays, as ``algo_im2col`` runs them band by band.
+    """The im2col path's pieces for one shape, on arrays, as ``algo_im2col_tuned`` runs them band by band.
 
     layout: the padded (C, H, W, N) input and δ moved to (C, H, W, N); im2col: the forward's
     columns, and grad_weight's again unless the forward kept them (one small band); GEMM Y / dW /
@@ -121,8 +121,9 @@ def _parts_runner(shape: tuple) -> dict:
     """
     import numpy
 
-    from minigrad.ops.conv import algo_im2col as path
-    from minigrad.ops.conv.im2col import col2im_rows, im2col_rows, padded_source
+    from minigrad.ops.conv import algo_im2col_tuned as path
+    from minigrad.ops.conv.algo_im2col import per_group
+    from minigrad.ops.conv.im2col_threads import col2im_rows, im2col_rows, padded_source
 
     n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
     stride, padding, dilation, kernel = (stride, stride), (padding, padding), (dilation, dilation), (k, k)
@@ -158,11 +159,11 @@ def _parts_runner(shape: tuple) -> dict:
 
     def product_y():
         for cols in band_cols:
-            numpy.matmul(w_g, path._grouped_rows(cols, groups))
+            numpy.matmul(w_g, per_group(cols, groups))
 
     def product_dw():
         for rows, cols in zip(bands, band_cols):
-            numpy.matmul(path._grouped_rows(cols, groups), band_delta(rows).transpose(0, 2, 1))
+            numpy.matmul(per_group(cols, groups), band_delta(rows).transpose(0, 2, 1))
 
     def product_dcols():
         for rows in bands:
