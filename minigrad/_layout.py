@@ -29,6 +29,7 @@ from typing import Any
 import numpy
 
 from minigrad.backend import get_array_module
+from minigrad.parallel import parallel_for
 
 __all__ = ["contiguous_copy", "empty_like_order", "filled_like_order", "short_run_ufuncs"]
 
@@ -46,11 +47,17 @@ def contiguous_copy(array: Any) -> Any:
     if xp is not numpy or axis is None:
         return xp.array(array, order="C", copy=True)
     out = xp.empty(array.shape, dtype=array.dtype)
-    step = max(1, BLOCK_BYTES // (array.nbytes // array.shape[axis]))
+    slice_bytes = array.nbytes // array.shape[axis]
+    step = max(1, BLOCK_BYTES // slice_bytes)
     before = (slice(None),) * axis
-    for start in range(0, array.shape[axis], step):
-        block = before + (slice(start, start + step),)
-        out[block] = array[block]
+
+    def copy_blocks(first: int, last: int) -> None:
+        for start in range(first, last, step):
+            block = before + (slice(start, min(start + step, last)),)
+            out[block] = array[block]
+
+    # Ranges of blocks go to minigrad's threads (minigrad/parallel.py); each writes its own blocks.
+    parallel_for(xp, array.shape[axis], 2 * slice_bytes, copy_blocks)
     return out
 
 

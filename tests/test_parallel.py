@@ -252,3 +252,42 @@ def test_adam_updates_are_the_same_in_pieces(many_pieces, options):
     assert_same_bits(v1, v4)
     assert not np.array_equal(p1, start)
     assert len(many_pieces) > 1
+
+
+@pytest.mark.parametrize("settings", [
+    dict(in_channels=6, out_channels=8, kernel=3, padding=1),                          # padded
+    dict(in_channels=6, out_channels=4, kernel=3, stride=2),                           # strided, no padding
+    dict(in_channels=8, out_channels=8, kernel=3, padding=2, dilation=2, groups=2),    # dilated, grouped
+    dict(in_channels=6, out_channels=12, kernel=3, padding=1, groups=6),               # depthwise, m = 2
+    dict(in_channels=6, out_channels=6, kernel=(3, 2), padding=(1, 0), dilation=(1, 2), groups=6),
+])
+def test_the_default_convolution_is_the_same_in_pieces(many_pieces, settings):
+    """The tuned im2col driver's copies (im2col_threads.py) and the depthwise path, cut over channels."""
+    settings = dict(settings)
+    c_in, c_out, kernel = settings.pop("in_channels"), settings.pop("out_channels"), settings.pop("kernel")
+    kh, kw = kernel if isinstance(kernel, tuple) else (kernel, kernel)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((5, c_in, 9, 10)).astype(np.float32)
+    weight = rng.standard_normal((c_out, c_in // settings.get("groups", 1), kh, kw)).astype(np.float32)
+
+    def compute():
+        a, w = mg.tensor(x, requires_grad=True), mg.tensor(weight, requires_grad=True)
+        y = F.conv2d(a, w, **settings)
+        y.backward(mg.tensor(np.random.default_rng(5).standard_normal(tuple(y.shape)).astype(np.float32)))
+        return y.detach().numpy(), a.grad.numpy(), w.grad.numpy()
+
+    whole, pieces = one_thread_and_many(compute)
+    for one, many in zip(whole, pieces):
+        assert_same_bits(one, many)
+    assert len(many_pieces) > 1
+
+
+def test_blocked_copies_are_the_same_in_pieces(many_pieces, monkeypatch):
+    from minigrad import _layout
+
+    monkeypatch.setattr(_layout, "BLOCK_BYTES", 64)
+    array = np.ascontiguousarray(_activation("chwn").transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2)
+    parallel.resize(4)
+    copy = _layout.contiguous_copy(array)
+    assert copy.flags.c_contiguous and copy.tobytes() == np.ascontiguousarray(array).tobytes()
+    assert len(many_pieces) > 1
