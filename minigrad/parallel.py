@@ -18,6 +18,8 @@ How it works:
 - The pool is made on first use (importing minigrad starts no thread), with
   ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it.
 - Arrays of another array module than NumPy (CuPy) run as one call: a GPU needs no host threads.
+- A process made by ``os.fork()`` (``multiprocessing`` on Linux) starts without the parent's
+  threads, and makes a pool of its own when it needs one.
 - A ``parallel_for`` inside a chunk (an op that uses the pool, called by another) runs its
   ranges one after another on that thread: the pool never waits on itself.
 - An exception in any chunk is raised to the caller, after every chunk has finished (so no
@@ -35,6 +37,7 @@ would work too, but threadpoolctl's switch costs more than the small loops it wo
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -78,6 +81,16 @@ def resize(threads: int | None) -> None:
         old, _executor, _size = _executor, None, threads
     if old is not None:
         old.shutdown(wait=False)
+
+
+def _forget_pool_in_child() -> None:
+    """After ``os.fork()`` the child has none of the parent's pool threads: it makes its own on first use."""
+    global _executor, _lock, _local
+    _executor, _lock, _local = None, threading.Lock(), threading.local()
+
+
+if hasattr(os, "register_at_fork"):   # POSIX; Windows starts processes afresh
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:

@@ -56,7 +56,7 @@ def assert_same_bits(a, b):
 
 def _run(code: str) -> object:
     completed = subprocess.run([sys.executable, "-c", "import json, threading\n" + code],
-                               capture_output=True, text=True, check=True)
+                               capture_output=True, text=True, check=True, timeout=120)
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
@@ -291,3 +291,17 @@ def test_blocked_copies_are_the_same_in_pieces(many_pieces, monkeypatch):
     copy = _layout.contiguous_copy(array)
     assert copy.flags.c_contiguous and copy.tobytes() == np.ascontiguousarray(array).tobytes()
     assert len(many_pieces) > 1
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="os.fork is POSIX only")
+def test_a_forked_child_makes_its_own_pool():
+    code = ("import os, numpy\nfrom minigrad import parallel\n"
+            "parallel.MIN_CHUNK_BYTES = 1\nparallel.resize(2)\n"
+            "parallel.parallel_for(numpy, 2, 1, lambda a, b: None)\n"       # the parent's pool runs
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    seen = []\n"
+            "    parallel.parallel_for(numpy, 2, 1, lambda a, b: seen.append(a))\n"  # hangs on the old pool
+            "    os._exit(0 if sorted(seen) == [0, 1] else 1)\n"
+            "print(json.dumps(os.waitpid(pid, 0)[1]))")
+    assert _run(code) == 0
