@@ -256,6 +256,8 @@ def test_adam_updates_are_the_same_in_pieces(many_pieces, options):
 
 @pytest.mark.parametrize("settings", [
     dict(in_channels=6, out_channels=8, kernel=3, padding=1),                          # padded
+    dict(in_channels=1, out_channels=4, kernel=5, padding=2),                          # im2col cut over rows
+    dict(in_channels=3, out_channels=4, kernel=3, stride=2, padding=1),                # rows, strided
     dict(in_channels=6, out_channels=4, kernel=3, stride=2),                           # strided, no padding
     dict(in_channels=8, out_channels=8, kernel=3, padding=2, dilation=2, groups=2),    # dilated, grouped
     dict(in_channels=6, out_channels=12, kernel=3, padding=1, groups=6),               # depthwise, m = 2

@@ -86,7 +86,7 @@ def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilat
     kh, kw = kernel_size
     count = rows.stop - rows.start
     cols = xp.empty((c * kh * kw, count * w_out * n), dtype=source.dtype) if out is None else out
-    # every entry of cols is written below
+    # every entry of cols is written below, through a view (splitting axes of ``out``, even a strided one)
     taps = cols.reshape(c, kh, kw, count, w_out, n)
     for i in range(kh):
         source_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])

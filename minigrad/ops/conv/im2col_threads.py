@@ -3,7 +3,9 @@
 ``algo_im2col_tuned.py`` uses these in place of ``im2col.py``'s helpers of the same names; they
 compute the same arrays, bit for bit. Every copy here is cut over channels: channel c of the
 (C, H, W, N) image fills rows (c, i, j) of the columns — one contiguous block of rows — and
-col2im adds those rows back onto channel c only. So ``parallel_for`` (``minigrad/parallel.py``)
+col2im adds those rows back onto channel c only. (im2col of an input with few channels is cut
+over output rows instead; col2im never is: overlapping windows of different output rows add
+onto the same pixels.) So ``parallel_for`` (``minigrad/parallel.py``)
 can hand each thread a range of channels and no two threads touch the same numbers. The plain
 path (``algo_im2col.py``) uses ``im2col.py`` directly, on one thread.
 """
@@ -15,7 +17,7 @@ from typing import Any
 from minigrad.backend import get_array_module
 from minigrad.ops.conv import im2col
 from minigrad.ops.conv.geometry import Pair
-from minigrad.parallel import copy_into, parallel_for
+from minigrad.parallel import copy_into, parallel_for, pool_size
 
 __all__ = ["batch_last", "padded_source", "im2col_rows", "col2im_rows"]
 
@@ -53,17 +55,28 @@ def padded_source(x: Any, padding: Pair) -> Any:
 
 
 def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int) -> Any:
-    """``im2col.im2col_rows``: each range of channels fills its own block of rows of the columns."""
+    """``im2col.im2col_rows``: each range of channels fills its own block of rows of the columns, or,
+    with fewer channels than threads (a first layer's one or three), each range of output rows its
+    own block of columns (the columns (h, w, n) of output row h are one run in every row)."""
     xp = get_array_module(source)
     c, n = source.shape[0], source.shape[3]
     taps = kernel_size[0] * kernel_size[1]
-    cols = xp.empty((c * taps, (rows.stop - rows.start) * w_out * n), dtype=source.dtype)
+    count = rows.stop - rows.start
+    cols = xp.empty((c * taps, count * w_out * n), dtype=source.dtype)
 
-    def fill(start: int, stop: int) -> None:
+    def fill_channels(start: int, stop: int) -> None:
         im2col.im2col_rows(source[start:stop], rows, kernel_size, stride, dilation, w_out,
                            out=cols[start * taps:stop * taps])
 
-    parallel_for(xp, c, 2 * cols.nbytes // max(c, 1), fill)
+    def fill_output_rows(start: int, stop: int) -> None:
+        part = slice(rows.start + start, rows.start + stop)
+        im2col.im2col_rows(source, part, kernel_size, stride, dilation, w_out,
+                           out=cols[:, start * w_out * n:stop * w_out * n])
+
+    if c >= pool_size():
+        parallel_for(xp, c, 2 * cols.nbytes // max(c, 1), fill_channels)
+    else:
+        parallel_for(xp, count, 2 * cols.nbytes // max(count, 1), fill_output_rows)
     return cols
 
 
