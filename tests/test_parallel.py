@@ -254,6 +254,28 @@ def test_adam_updates_are_the_same_in_pieces(many_pieces, options):
     assert len(many_pieces) > 1
 
 
+@pytest.mark.parametrize("options", [dict(), dict(momentum=0.9, weight_decay=0.1),
+                                     dict(momentum=0.9, nesterov=True, maximize=True),
+                                     dict(momentum=0.5, dampening=0.3)])
+def test_sgd_updates_are_the_same_in_pieces(many_pieces, options):
+    rng = np.random.default_rng(6)
+    start = rng.standard_normal((40, 9)).astype(np.float32)
+    grads = [rng.standard_normal((40, 9)).astype(np.float32) for _ in range(3)]
+
+    def compute():
+        p = mg.tensor(start.copy(), requires_grad=True)
+        optimizer = mg.optim.SGD([p], lr=0.1, **options)
+        for g in grads:
+            p.grad = mg.tensor(g)
+            optimizer.step()
+        return p.detach().numpy()
+
+    one, many = one_thread_and_many(compute)
+    assert_same_bits(one, many)
+    assert not np.array_equal(one, start)
+    assert len(many_pieces) > 1
+
+
 @pytest.mark.parametrize("settings", [
     dict(in_channels=6, out_channels=8, kernel=3, padding=1),                          # padded
     dict(in_channels=1, out_channels=4, kernel=5, padding=2),                          # im2col cut over rows
