@@ -2,7 +2,7 @@
 
 This module is about speed, not about backpropagation; every operation that uses it computes
 exactly what it computes without it. NumPy releases Python's lock (the GIL) inside copies,
-ufuncs and BLAS calls on large arrays, so disjoint pieces of one large array — a range of
+ufuncs, ``einsum`` and BLAS calls on large arrays, so disjoint pieces of one large array — a range of
 images of a batch, or of channels — can be worked on by several threads at the same time.
 The matrix products already run on the BLAS's own threads; the pool gives the rest (im2col's
 copies, pooling, ReLU, the optimiser's update) the same cores.
@@ -29,8 +29,9 @@ How it works:
 
 What a chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``). The BLAS already
 runs on ``get_num_threads()`` threads of its own; a BLAS call in each of ``n`` chunks would put
-``n²`` threads on ``n`` cores, and they would slow each other down. Chunks wrap copies and
-ufuncs; products stay outside them. (Limiting the BLAS to one thread around each parallel loop
+``n²`` threads on ``n`` cores, and they would slow each other down. Chunks wrap copies, ufuncs
+and ``einsum`` (which, unoptimised as minigrad calls it, does not call the BLAS); products stay
+outside them. (Limiting the BLAS to one thread around each parallel loop
 would work too, but threadpoolctl's switch costs more than the small loops it would wrap.)
 """
 
