@@ -25,6 +25,7 @@ import struct
 import zipfile
 import zlib
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import IO, Any
 
 import numpy
@@ -155,7 +156,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
-def _check_fields(node: dict, fields: dict[str, tuple[type, ...]], where: str,
+def _check_fields(node: dict, fields: Mapping[str, tuple[type, ...]], where: str,
                   required: tuple[str, ...] | None = None) -> None:
     """``node`` has exactly ``fields`` (besides 'type'), each of its JSON type; a bool is no int."""
     unknown = sorted(set(node) - set(fields) - {"type"})
@@ -231,6 +232,7 @@ class _Reader:
         if entry in self.used:  # save stores a shared tensor once, always as the same node type
             raise CorruptEntryError(entry, "two different kinds of node refer to this entry")
         self.used.add(entry)
+        value: Tensor | numpy.ndarray
         if kind == "tensor":
             dtype = _dtype(node["dtype"])
             if node["requires_grad"] and not dtype.is_floating_point:
@@ -331,7 +333,7 @@ def _read_npy_header(stream: IO[bytes], entry: str) -> tuple[tuple[int, ...], bo
 def _read_data(stream: IO[bytes], entry: str, dtype: numpy.dtype, count: int) -> numpy.ndarray:
     """``count`` items of ``dtype`` from ``stream``; the caller has checked they fit the entry."""
     array = numpy.empty(count, dtype=dtype)
-    view = memoryview(array.view(numpy.uint8))
+    view = memoryview(array.view(numpy.uint8))  # type: ignore[arg-type]  # NumPy's stubs: __buffer__ on 3.12+ only
     done = 0
     while done < len(view):
         chunk = stream.read(min(_CHUNK, len(view) - done))

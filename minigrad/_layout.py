@@ -4,20 +4,20 @@
 The convolution hands its gradients on in (C, H, W, N) memory order (see
 ``ops/conv/im2col.py``); a leaf's ``.grad`` is stored C-ordered, (N, C, H, W), as
 PyTorch stores it. NumPy copies such a view by walking the *source* in memory order,
-and so writes each number to another image, far from the last one: for a batch of
-64 feature maps of 64×16×16 that copy ran at 0.6 GB/s, 6-7x slower than it need be.
-Copied one block of channels at a time — a block whose source and destination both
-fit in the processor's L2 cache — the same copy runs 4-6x faster. The blocks are
-few (the array's size over ``BLOCK_BYTES``) and never single pixels.
+and so writes each number to another image, far from the last one: several times
+slower than it need be. Copied one block of channels at a time — a block whose source
+and destination both fit in the processor's L2 cache — each write lands near the last.
+The blocks are few (the array's size over ``BLOCK_BYTES``) and never single pixels.
 
 **Ufuncs on views with short contiguous runs, without buffering.** A ufunc (``+=``,
 ``maximum``, ``*``) on a view whose contiguous runs hold fewer than about a third of
 NumPy's ufunc buffer (8192 elements by default) goes through that buffer: NumPy copies
 the operands in, computes, copies the result out. col2im's adds are such ufuncs (each
-run is one output row, W_out·N numbers) and ran 3x slower than the same adds on
-contiguous arrays — where a plain strided *copy* ran at full speed. Under
-:func:`short_run_ufuncs` the buffer is 1024 elements, short runs need no buffering,
-and col2im for a batch of 64 images of 32×14×14 took 0.9 ms instead of 2.4.
+run is one output row, W_out·N numbers), while a plain strided *copy* of the same runs
+is as fast as a contiguous one. Under :func:`short_run_ufuncs` the buffer is small
+enough that short runs need no buffering.
+
+The measurements behind both, and how to rerun them: docs/performance.md, "Convolution".
 """
 
 from __future__ import annotations
@@ -33,10 +33,9 @@ from minigrad.parallel import parallel_for
 
 __all__ = ["contiguous_copy", "empty_like_order", "filled_like_order", "short_run_ufuncs"]
 
-# NumPy's ufunc buffer (in elements) under short_run_ufuncs: 512-2048 measured alike on col2im's adds.
+# NumPy's ufunc buffer (in elements) under short_run_ufuncs: below col2im's runs, above per-call costs.
 UFUNC_BUFFER_ELEMENTS = 1024
-# Measured in 256 KiB - 1 MiB blocks alike on a 2 MiB L2 (4 MiB blocks lost the gain): 256 KiB
-# leaves room on smaller caches.
+# A block's source and destination fit a small L2 cache (the sizes tried: docs/performance.md).
 BLOCK_BYTES = 256 * 1024
 
 
@@ -65,7 +64,8 @@ def filled_like_order(template: Any, shape: tuple, fill: Any, dtype: Any) -> Any
     """An array of ``shape`` filled with ``fill`` whose axes lie in memory in ``template``'s order.
 
     Elementwise work between the two then walks both in the same order; between a (C, H, W, N)
-    -ordered gradient and a C-ordered (N, C, H, W) buffer it ran 5-10x slower.
+    -ordered gradient and a C-ordered (N, C, H, W) buffer it is several times slower
+    (docs/performance.md).
     """
     filled = empty_like_order(template, shape, dtype)
     filled.fill(fill)

@@ -34,10 +34,13 @@ class Device:
     """A device, as ``torch.device``: ``Device('cpu')``, ``Device('cuda')``, ``Device('cuda:0')``."""
 
     __slots__ = ("type", "index")
+    type: str
+    index: int | None
 
     def __init__(self, type: str | Device, index: int | None = None):  # noqa: A002 (PyTorch's name)
         if isinstance(type, Device):
-            type, index = type.type, type.index if index is None else index  # noqa: A001
+            index = type.index if index is None else index
+            type = type.type  # noqa: A001
         if not isinstance(type, str):
             raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {type!r}")
         name, _, number = type.partition(":")
@@ -192,8 +195,7 @@ def to_host(array: Any) -> numpy.ndarray:
     """Copy a device array to a NumPy array (no copy for NumPy arrays)."""
     if isinstance(array, numpy.ndarray):
         return array
-    array_type = _cuda_array_type()
-    if array_type is not None and isinstance(array, array_type):
+    if _cuda_xp is not None and isinstance(array, _cuda_xp.ndarray):
         return _cuda_xp.asnumpy(array)
     return numpy.asarray(array)
 
@@ -247,12 +249,14 @@ def set_default_device(device: Device | str | int | None) -> None:
     global _default
     if device is None:
         _default = CPU
+    elif isinstance(device, (str, Device)):
+        _default = Device(device)
     elif isinstance(device, int) and not isinstance(device, bool):
         if not cuda_available():
             raise RuntimeError(f"Cannot access accelerator device when none is available (device {device}).")
         _default = Device("cuda", device)
-    else:
-        _default = Device(device)
+    else:  # Device's own message
+        raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
 
 
 def set_backend(name: str) -> None:

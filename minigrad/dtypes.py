@@ -35,17 +35,17 @@ class dtype:  # noqa: N801 (PyTorch's name)
         self.itemsize = self.numpy.itemsize
 
     @property
-    def is_floating_point(self) -> bool:
+    def is_floating_point(self) -> _pybool:
         return self.category == _FLOAT
 
     @property
-    def is_signed(self) -> bool:
+    def is_signed(self) -> _pybool:
         return self.numpy.kind in "if"
 
     def __repr__(self) -> str:
         return f"minigrad.{self.name}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (as_dtype, (self.name,))
 
 
@@ -171,7 +171,10 @@ def result_type(*operands: Any) -> dtype:
         else:
             current = _python_scalar_dtype(operand)
             scalar_result = _promote_optional(scalar_result, current)
-    return _combine_categories(dim_result, _combine_categories(zero_result, scalar_result))
+    result = _combine_categories(dim_result, _combine_categories(zero_result, scalar_result))
+    if result is None:
+        raise TypeError("result_type() needs at least one operand")
+    return result
 
 
 class finfo:  # noqa: N801 (PyTorch's name)
@@ -205,7 +208,9 @@ class iinfo:  # noqa: N801 (PyTorch's name)
         if self.dtype is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         info = numpy.iinfo(self.dtype.numpy)
-        self.bits, self.max, self.min = info.bits, int(info.max), int(info.min)
+        self.bits: int = info.bits
+        self.max: int = int(info.max)
+        self.min: int = int(info.min)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"

@@ -6,7 +6,7 @@ copied to the tensor's device, so a seed gives the same numbers on CPU and GPU.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy
 
@@ -41,7 +41,8 @@ class Generator:
 
     def seed(self) -> int:
         """Seed from the operating system's entropy; returns the new seed."""
-        new_seed = int(numpy.random.SeedSequence().entropy % (2**63))
+        entropy = cast(int, numpy.random.SeedSequence().entropy)  # an int when drawn from the OS
+        new_seed = entropy % (2**63)
         self.manual_seed(new_seed)
         return new_seed
 

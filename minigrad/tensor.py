@@ -15,13 +15,16 @@ import functools
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, SupportsIndex, TypeVar, overload
 
 import numpy
 
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument
+
+if TYPE_CHECKING:
+    from minigrad.ops._util import ViewInfo
 
 __all__ = ["Tensor", "Size", "numpy_keywords"]
 
@@ -82,6 +85,7 @@ _R = TypeVar("_R")
 _bool = bool
 _int = int
 _float = float
+_ndarray = numpy.ndarray  # inside the class body, ``numpy`` is the method
 
 
 def numpy_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -113,7 +117,7 @@ class Tensor:
     __slots__ = ("_array", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_version_value",
                  "_last_op", "_accumulator", "_hooks", "_base", "__weakref__", "__dict__")
     __array_priority__ = 1000  # NumPy defers to our reflected operators: ndarray * Tensor -> Tensor
-    _view = None  # on a view: how it was made from its base (ops/_util.py ``ViewInfo``)
+    _view: ViewInfo | None = None  # on a view: how it was made from its base (ops/_util.py ``ViewInfo``)
 
     def __init__(self, data: Any = None, *shape: int, requires_grad: bool = False):
         if isinstance(data, numpy.ndarray) or backend.device_of(data).type == "cuda":
@@ -124,14 +128,14 @@ class Tensor:
             array = _legacy_array(data, shape)
         self._array = array
         self._requires_grad = False
-        self._grad = None
-        self._grad_fn = None
+        self._grad: Tensor | None = None
+        self._grad_fn: function.BackwardCFunction | None = None
         self._output_nr = 0
         self._version_value = 0  # in-place changes of this storage (kept by the base of a view)
         self._last_op = ""
-        self._accumulator = None
-        self._hooks = None
-        self._base = None
+        self._accumulator: weakref.ReferenceType[function.AccumulateGrad] | None = None
+        self._hooks: list[Callable[[Tensor], Tensor | None]] | None = None
+        self._base: Tensor | None = None
         if requires_grad:
             self.requires_grad = True
 
@@ -373,7 +377,7 @@ class Tensor:
             return backend.to_host(self._array)
         return self._array
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
+    def __array__(self, dtype: Any = None, copy: Any = None) -> _ndarray:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype, copy=False)
 
@@ -423,7 +427,7 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return indexing.iterate(self)
 
-    def __reduce_ex__(self, protocol: int) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
         raise TypeError("minigrad tensors are not pickled; use mg.save(obj, path) / mg.load(path)")
 
     def __copy__(self) -> Tensor:
@@ -678,12 +682,20 @@ class Tensor:
 
     # --- comparisons (bool tensors, no gradient) ----------------------------------------
 
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+    @overload  # type: ignore[override]  # a Tensor, not object's bool, as PyTorch's stubs say
+    def __eq__(self, other: None | list[Any] | tuple[Any, ...] | str) -> _bool: ...
+    @overload
+    def __eq__(self, other: Any) -> Tensor: ...
+    def __eq__(self, other: Any) -> Tensor | _bool:
         if other is None or isinstance(other, (list, tuple, str)):  # ``t == None`` is False, as in PyTorch
             return False
         return comparison.eq(self, other)
 
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+    @overload  # type: ignore[override]  # a Tensor, not object's bool, as PyTorch's stubs say
+    def __ne__(self, other: None | list[Any] | tuple[Any, ...] | str) -> _bool: ...
+    @overload
+    def __ne__(self, other: Any) -> Tensor: ...
+    def __ne__(self, other: Any) -> Tensor | _bool:
         if other is None or isinstance(other, (list, tuple, str)):
             return True
         return comparison.ne(self, other)
@@ -1006,11 +1018,11 @@ class Tensor:
     def mv(self, vec: Tensor) -> Tensor:
         return linalg.mv(self, vec)
 
-    def index_add(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    def index_add(self, dim: _int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         """A copy with ``alpha * source`` added at ``index`` along ``dim`` (repeated indices add up)."""
         return scatter_ops.index_add(self, dim, index, source, alpha=alpha)
 
-    def index_add_(self, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    def index_add_(self, dim: _int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
         return scatter_ops.index_add_(self, dim, index, source, alpha=alpha)
 
     def bernoulli(self, p: Any = None, *, generator: Any = None) -> Tensor:
@@ -1158,14 +1170,14 @@ class Tensor:
 
     # --- sampling and counting (minigrad.ops.sampling / histogram) ------------------------------
 
-    def multinomial(self, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    def multinomial(self, num_samples: _int, replacement: _bool = False, *, generator: Any = None) -> Tensor:
         return sampling.multinomial(self, num_samples, replacement, generator=generator)
 
-    def histc(self, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+    def histc(self, bins: _int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
         return histogram_ops.histc(self, bins, min, max)
 
     def histogram(self, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
-                  density: bool = False) -> Any:
+                  density: _bool = False) -> Any:
         return histogram_ops.histogram(self, bins, range=range, weight=weight, density=density)
 
     # --- new tensors with this one's dtype and device (unless given) ---------------------------
@@ -1226,8 +1238,9 @@ def _legacy_type(value: Any) -> tuple:
     too, as in PyTorch. Anything else is PyTorch's ValueError."""
     if isinstance(value, _dtypes.dtype):
         return value, None
-    if isinstance(value, type) and isinstance(getattr(value, "dtype", None), _dtypes.dtype):  # mg.LongTensor
-        return value.dtype, backend.Device("cuda" if value.is_cuda else "cpu")
+    legacy_dtype = getattr(value, "dtype", None) if isinstance(value, type) else None
+    if isinstance(legacy_dtype, _dtypes.dtype):  # mg.LongTensor
+        return legacy_dtype, backend.Device("cuda" if getattr(value, "is_cuda", False) else "cpu")
     if isinstance(value, str):
         prefix, _, name = value.rpartition(".")
         for dtype_name, legacy_name in _LEGACY_TYPE_NAMES.items():

@@ -116,7 +116,8 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, str)
 
 
-def _compare_numbers(actual: Number, expected: Number, path: tuple, options: dict) -> None:
+def _compare_numbers(actual: Any, expected: Any, path: tuple, options: dict) -> None:
+    """Two ``numbers.Number`` values (an ABC that type checkers give no arithmetic, hence ``Any``)."""
     rtol, atol = options["rtol"], options["atol"]
     if rtol is None:
         rtol, atol = (0.0, 0.0) if isinstance(actual, int) and isinstance(expected, int) else (1e-7, 1e-7)
@@ -292,7 +293,7 @@ def numerical_gradient(f: Callable[[numpy.ndarray], Any], x: numpy.ndarray, grad
     upstream = 1.0 if grad_output is None else numpy.asarray(grad_output)
     gradient = numpy.zeros_like(x)
     # One element at a time is the definition of a numerical gradient: this is a check, not a hot path.
-    with numpy.nditer(x, flags=["multi_index"], op_flags=[["readwrite"]]) as elements:
+    with numpy.nditer(x, flags=["multi_index"], op_flags=["readwrite"]) as elements:
         for _ in elements:
             index = elements.multi_index
             original = x[index].copy()
@@ -301,7 +302,7 @@ def numerical_gradient(f: Callable[[numpy.ndarray], Any], x: numpy.ndarray, grad
             x[index] = original - eps
             below = numpy.asarray(f(x))
             x[index] = original
-            if grad_output is not None and above.shape != upstream.shape:
+            if isinstance(upstream, numpy.ndarray) and above.shape != upstream.shape:  # grad_output given
                 raise ValueError(f"numerical_gradient(): f(x) has shape {above.shape} but grad_output has "
                                  f"shape {upstream.shape}")
             gradient[index] = numpy.sum((above - below) * upstream) / (2 * eps)

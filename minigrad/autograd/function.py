@@ -235,18 +235,20 @@ class Function:
         # PyTorch 2's form: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)``
         cls._uses_setup_context = cls.setup_context is not Function.setup_context
 
+    # Typed as PyTorch's own stubs type them, so that a subclass's ``forward(ctx, x, w)`` and
+    # ``backward(ctx, grad_output)`` are valid overrides for a type checker.
     @staticmethod
-    def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+    def forward(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("a Function subclass must implement forward(ctx, *args)")
 
     @staticmethod
-    def setup_context(ctx: FunctionCtx, inputs: tuple, output: Any) -> None:
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
         """Override to use PyTorch 2's form: ``forward(*args)`` takes no ctx, and this saves what
         ``backward`` needs from the forward's ``inputs`` (a tuple) and ``output``."""
         raise NotImplementedError("setup_context is not overridden: forward receives ctx itself")
 
     @staticmethod
-    def backward(ctx: FunctionCtx, *grad_outputs: Tensor) -> Any:
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
         raise NotImplementedError("a Function subclass must implement backward(ctx, *grad_outputs)")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

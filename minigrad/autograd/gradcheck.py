@@ -98,7 +98,7 @@ def _analytic_jacobian(fn: Callable, inputs: tuple, checked: list, out_index: in
     from minigrad.autograd.api import grad as autograd_grad  # noqa: PLC0415
     from minigrad.creation import zeros_like  # noqa: PLC0415
 
-    rows = {i: [] for i in checked}
+    rows: dict[int, list[Any]] = {i: [] for i in checked}  # per input: one row per output element
     for out_flat in range(out.numel()):
         fresh = _outputs(fn, inputs)[out_index]  # a new graph each time: backward frees it
         grads = (None,) * len(checked)

@@ -92,7 +92,7 @@ class _Recorder:
 class FunctionEventAvg:
     """The events of one name (and input shapes, if grouped by them), added up: a row of the table."""
 
-    def __init__(self, key: str, input_shapes: list | None = None):
+    def __init__(self, key: str, input_shapes: str | None = None):
         self.key = key
         self.input_shapes = input_shapes
         self.count = 0
@@ -129,6 +129,7 @@ class EventList(list):
               top_level_events_only: bool = False) -> str:
         """The rows as a table: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg,
         # of Calls (and Input Shapes when grouped by them), sorted by ``sort_by`` (descending)."""
+        rows: list[Any]
         if self and isinstance(self[0], FunctionEvent):
             rows = _averages([e for e in self if not top_level_events_only or e.parent is None], False)
         else:
@@ -228,6 +229,7 @@ class profile:  # noqa: N801 (PyTorch's name)
             return
         _Profiling.recorder = None
         self._running = False
+        assert self._recorder is not None  # made by __enter__ when enabled
         self.function_events = EventList(sorted(self._recorder.events, key=lambda e: e.start_ns))
 
     def _events(self) -> EventList:

@@ -50,10 +50,8 @@ def _nested(values: Any) -> str:
     return "[" + ", ".join(_nested(row) for row in values) + "]"
 
 
-def _norm(grad: Tensor | None) -> float | None:
-    """‖grad‖₂ as a Python float (None for a missing gradient)."""
-    if grad is None:
-        return None
+def _norm(grad: Tensor) -> float:
+    """‖grad‖₂ as a Python float."""
     array = grad.array
     xp = backend.get_array_module(array)
     return float(xp.sqrt((array.astype(xp.float64) ** 2).sum()).item())
@@ -158,7 +156,7 @@ class BackwardStep:
         lines = [f"step {self.index}: {self.label}",
                  f"  δ in   {' '.join(_shape_text(s) for s in self.output_shapes)}   "
                  f"δ = {self.received_text()}"]
-        if self.is_leaf:
+        if self.variable is not None:  # a leaf
             shape = _shape_text(tuple(self.variable.shape))
             lines.append(f"  leaf   {shape}   .grad = {value_text(self.grad)}")
         for i, (shape, grad) in enumerate(zip(self.input_shapes, self.grad_inputs)):
@@ -370,11 +368,13 @@ class BackwardStepper:
             names = sorted({node.name() for node in self._waiting_nodes()})
             raise ValueError(f"no node matching {kind!r} is left to run; "
                              f"waiting: {', '.join(names) or 'none'}")
-        while not self.done and not matches(self.next_node):
+        node = self.next_node  # None once the pass is done
+        while node is not None and not matches(node):
             self.step()
-        if self.done:
+            node = self.next_node
+        if node is None:
             raise ValueError(f"the backward pass ended before a node matching {kind!r} received a gradient")
-        return self.next_node
+        return node
 
     def run_to(self, kind: Any) -> BackwardStep:
         """Run nodes up to *and including* the next one matching ``kind``; return its record."""
@@ -390,15 +390,17 @@ class BackwardStepper:
         Gradients with at most :data:`SMALL` elements are written out with their signs;
         larger ones as shape, norm and range."""
         text = format_table([step.summary() for step in self.steps])
-        if not self.done:
-            text += f"\n(next: {self.next_node.name()})"
+        node = self.next_node  # None once the pass is done
+        if node is not None:
+            text += f"\n(next: {node.name()})"
         return text
 
     def __str__(self) -> str:
         return self.table()
 
     def __repr__(self) -> str:
-        state = "done" if self.done else f"next: {self.next_node.name()}"
+        node = self.next_node  # None once the pass is done
+        state = "done" if node is None else f"next: {node.name()}"
         return f"<BackwardStepper: {len(self.steps)} steps taken, {state}>"
 
     def _repr_html_(self) -> str:
@@ -408,7 +410,8 @@ class BackwardStepper:
             return "".join(f"<{tag}>{escape(c)}</{tag}>" for c in row)
 
         body = "".join(f"<tr>{cells(step.summary(), 'td')}</tr>" for step in self.steps)
-        footer = "" if self.done else f"<p>next: <code>{escape(self.next_node.name())}</code></p>"
+        node = self.next_node  # None once the pass is done
+        footer = "" if node is None else f"<p>next: <code>{escape(node.name())}</code></p>"
         return f"<table><tr>{cells(_HEADER, 'th')}</tr>{body}</table>{footer}"
 
 

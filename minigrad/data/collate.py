@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy
+from numpy.typing import DTypeLike
 
 from minigrad import dtypes
 from minigrad.creation import from_numpy
@@ -74,6 +75,7 @@ def _collate_numbers(batch: Sequence, starts_with_float: bool) -> Tensor:
             raise TypeError(f"new(): invalid data type '{found}' (default_collate of a batch of numbers "
                             f"found {value!r})")
         kinds.add(kind)
+    dtype: DTypeLike
     if starts_with_float:
         dtype = numpy.float64
     elif kinds == {"b"}:
@@ -111,7 +113,7 @@ def default_collate(batch: Sequence) -> Any:
     if isinstance(elem, Mapping):
         collated = {key: default_collate([sample[key] for sample in batch]) for key in elem}
         try:
-            return type(elem)(collated)
+            return type(elem)(collated)  # type: ignore[call-arg]  # mypy sees the abstract Mapping's __init__
         except TypeError:  # a mapping type that cannot be built from a dict
             return collated
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a namedtuple keeps its type
@@ -130,7 +132,7 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, Mapping):
         converted = {key: default_convert(value) for key, value in data.items()}
         try:
-            return type(data)(converted)
+            return type(data)(converted)  # type: ignore[call-arg]  # mypy sees the abstract Mapping's __init__
         except TypeError:
             return converted
     if isinstance(data, tuple) and hasattr(data, "_fields"):

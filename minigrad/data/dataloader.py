@@ -13,8 +13,8 @@ checked as PyTorch checks them, for compatibility, and change nothing but the at
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sized
+from typing import Any, cast
 
 from minigrad.data.collate import default_collate, default_convert
 from minigrad.data.dataset import SampleBatch
@@ -128,6 +128,7 @@ class DataLoader:
             yield self.collate_fn(self._fetch(indices))
 
     def __len__(self) -> int:
+        # a sampler without __len__: len's TypeError, as PyTorch's
         if self.batch_sampler is None:
-            return len(self.sampler)
-        return len(self.batch_sampler)
+            return len(cast(Sized, self.sampler))
+        return len(cast(Sized, self.batch_sampler))

@@ -26,7 +26,7 @@ import numpy
 __all__ = ["IDX_TYPES", "GzipIdxCheck", "idx_size", "parse_idx", "read_idx", "read_idx_bytes",
            "read_idx_shape"]
 
-IDX_TYPES = {  # type code -> big-endian NumPy dtype
+IDX_TYPES: dict[int, numpy.dtype] = {  # type code -> big-endian NumPy dtype
     0x08: numpy.dtype(">u1"),
     0x09: numpy.dtype(">i1"),
     0x0B: numpy.dtype(">i2"),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any, cast
 
 from minigrad.random import generator_argument
 
@@ -132,6 +132,7 @@ class BatchSampler(Sampler):
             yield batch
 
     def __len__(self) -> int:
+        size = len(cast(Sized, self.sampler))  # a sampler without __len__: len's TypeError, as PyTorch's
         if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size  # rounded up
+            return size // self.batch_size
+        return (size + self.batch_size - 1) // self.batch_size  # rounded up

@@ -15,6 +15,7 @@ docstring, the solution blocks are marked) and a module of ``minigrad.exercises.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from dataclasses import dataclass
@@ -120,7 +121,7 @@ def grade(name: str, namespace: dict, *, quick: bool = False, load_error: BaseEx
         ns = dict(namespace)
         if context:
             ns.setdefault("__context__", context)
-        results.append(run_part(name, part, lambda c=check_part, n=ns: c(n, quick), points))
+        results.append(run_part(name, part, functools.partial(check_part, ns, quick), points))
     return results
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from pathlib import Path
+from typing import Any
 
 from minigrad.exercises import EXERCISES, exercise, grade, load_student, names
 from minigrad.exercises._grading import gradescope_results, print_report, write_json
@@ -36,7 +38,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def command_list() -> int:
     for number, ex in enumerate(EXERCISES, start=1):
-        blocks = count_blocks(Path(ex.solution.__file__).read_text(encoding="utf-8"))
+        blocks = count_blocks(Path(inspect.getfile(ex.solution)).read_text(encoding="utf-8"))
         blanks = f"{blocks} blank" + ("s" if blocks != 1 else "")
         print(f"{number}. {ex.name:13s} {ex.title} (~{ex.minutes} min, {blanks})\n"
               f"   {'':13s} {ex.teaches}")
@@ -67,7 +69,8 @@ def command_check(args: argparse.Namespace) -> int:
         print(f"error: no exercise named {', '.join(unknown)}; the exercises are: {', '.join(names())}",
               file=sys.stderr)
         return 2
-    context, errors = {}, {}
+    context: dict[str, dict[str, Any]] = {}
+    errors: dict[str, BaseException] = {}
     # every exercise is loaded (the capstone uses the others), but only the chosen ones are graded
     for name in names():
         if args.solutions:

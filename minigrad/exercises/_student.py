@@ -19,6 +19,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN SOLUTION(?::\s*(?P<hint>.*?))?\s*$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
@@ -101,8 +102,9 @@ def notebook_code(path: Path) -> str:
     return "\n".join("".join(cell.get("source", [])) for cell in chosen)
 
 
-def _cell(kind: str, cell_id: str, text: str) -> dict:
-    cell = {"cell_type": kind, "id": cell_id, "metadata": {}, "source": text.splitlines(keepends=True)}
+def _cell(kind: str, cell_id: str, text: str) -> dict[str, Any]:
+    cell: dict[str, Any] = {"cell_type": kind, "id": cell_id, "metadata": {},
+                            "source": text.splitlines(keepends=True)}
     if kind == "code":
         cell.update(execution_count=None, outputs=[])
     return cell

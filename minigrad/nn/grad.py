@@ -4,7 +4,8 @@
     conv2d_weight(input, weight_size, grad_output, ...)  -> dL/dW, of shape weight_size
 
 Both take ``stride``, ``padding``, ``dilation``, ``groups`` as the forward did, and the
-keyword-only ``algorithm=`` ('im2col', 'rot180', 'naive'). They live in ``minigrad/ops/conv/``.
+keyword-only ``algorithm=`` ('im2col', 'im2col_plain', 'rot180', 'naive'). They live in
+``minigrad/ops/conv/``.
 """
 
 from minigrad.ops.conv import conv2d_input, conv2d_weight

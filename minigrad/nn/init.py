@@ -172,7 +172,8 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError(f"Only tensors with 2 dimensions are supported (got shape {list(tensor.shape)})")
     with no_grad():
-        tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
+        rows, columns = tensor.shape
+        tensor.copy_(eye(rows, columns, dtype=tensor.dtype, device=tensor.device))
     return tensor
 
 

@@ -108,7 +108,7 @@ def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 class Sub(Function):
     """z = a - alpha * b;   dz/da = 1,  dz/db = -alpha."""
 
-    graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
+    graph_inputs: tuple[int, ...] | None = (0, 1)  # as PyTorch: a number operand is an input too
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):

@@ -361,13 +361,13 @@ def leaky_relu(a: Tensor, negative_slope: float = 0.01, inplace: bool = False) -
     """a where a > 0, else negative_slope·a; ``inplace=True`` overwrites ``a`` (as ``leaky_relu_``)."""
     if not isinstance(a, Tensor):
         raise TypeError(f"leaky_relu(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
-    negative_slope = _slope(negative_slope)
+    slope = _slope(negative_slope)
     if inplace:
-        return _inplace.apply(a, "leaky_relu_", lambda t: LeakyRelu.apply(t, negative_slope, True))
-    return LeakyRelu.apply(a, negative_slope, False)
+        return _inplace.apply(a, "leaky_relu_", lambda t: LeakyRelu.apply(t, slope, True))
+    return LeakyRelu.apply(a, slope, False)
 
 
-def _slope(value: Any) -> float:
+def _slope(value: Any) -> numbers.Real:
     """``negative_slope`` as a Python number: PyTorch takes a real number or a 0-dim tensor."""
     if isinstance(value, Tensor) and value.ndim == 0:
         return value.item()

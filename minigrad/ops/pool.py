@@ -43,8 +43,9 @@ def pool_output_size(size: int, kernel: int, stride: int, padding: int, dilation
 
 def _output_shape(shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
                   ceil_mode: bool) -> Pair:
-    return tuple(pool_output_size(shape[axis - 2], kernel_size[axis], stride[axis], padding[axis],
-                                  dilation[axis], ceil_mode) for axis in (0, 1))
+    height, width = (pool_output_size(shape[axis - 2], kernel_size[axis], stride[axis], padding[axis],
+                                      dilation[axis], ceil_mode) for axis in (0, 1))
+    return height, width
 
 
 def _framed_size(input_size: Pair, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair,

@@ -190,7 +190,7 @@ def _check_degrees_of_freedom(a: Tensor, axes: tuple | None, keepdim: bool, corr
                       f"and correction={correction}.", UserWarning, stacklevel=4)
 
 
-def _var_or_std(function: type, name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+def _var_or_std(function: type[Function], name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
                 correction: Any) -> Tensor:
     if isinstance(dim, bool):  # var(unbiased) positional form
         dim, unbiased = None, dim

@@ -161,7 +161,8 @@ class Bernoulli(Function):  # PyTorch's node: BernoulliBackward0
 
 def _check_std(std: Any) -> None:
     smallest = float(backend.to_host(std.array).min()) if isinstance(std, Tensor) and std.numel() else std
-    if isinstance(smallest, Number) and not smallest >= 0.0:
+    # a complex std is Python's TypeError from ``>=``, on purpose
+    if isinstance(smallest, Number) and not smallest >= 0.0:  # type: ignore[operator]
         raise RuntimeError(f"normal expects all elements of std >= 0.0, but found std {smallest}")
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.optim.optimizer import Optimizer, advance_step, new_step_count
+from minigrad.optim.optimizer import Optimizer, _Loss, advance_step, new_step_count
 from minigrad.tensor import Tensor
 
 __all__ = ["Adadelta"]
@@ -64,13 +64,13 @@ class Adadelta(Optimizer):
                                "capturable": False}
 
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group, p, state in self._params_with_grad():
+        for group, p, grad, state in self._params_with_grad():
             if not state:
                 _init_state(state, p)
-            self._update(p, _adadelta_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+            self._update(p, _adadelta_update, p.array, grad.array, state, lr=float(group["lr"]),
                          rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"],
                          maximize=group["maximize"])
         return loss

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.optim.optimizer import Optimizer, advance_step, new_step_count
+from minigrad.optim.optimizer import Optimizer, _Loss, advance_step, new_step_count
 from minigrad.tensor import Tensor
 
 __all__ = ["Adagrad"]
@@ -72,13 +72,13 @@ class Adagrad(Optimizer):
     _OPTIONS_OF_OLDER_DICTS = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
 
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group, p, state in self._params_with_grad():
+        for group, p, grad, state in self._params_with_grad():
             if not state:  # a group added later: PyTorch starts it from the default τ
                 _init_state(state, p, self.defaults["initial_accumulator_value"])
-            self._update(p, _adagrad_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+            self._update(p, _adagrad_update, p.array, grad.array, state, lr=float(group["lr"]),
                          lr_decay=group["lr_decay"], eps=group["eps"],
                          weight_decay=group["weight_decay"], maximize=group["maximize"])
         return loss

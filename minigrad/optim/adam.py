@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.optim.optimizer import Optimizer, advance_step, lerp_, new_step_count
+from minigrad.optim.optimizer import Optimizer, _Loss, advance_step, lerp_, new_step_count
 from minigrad.parallel import in_pieces
 from minigrad.tensor import Tensor
 
@@ -75,13 +75,13 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
-        for group, p, state in self._params_with_grad():
+        for group, p, grad, state in self._params_with_grad():
             if not state:
                 _init_state(state, p, group["amsgrad"])
-            self._update(p, _adam_update, p.array, p.grad.array, state, lr=float(group["lr"]),
+            self._update(p, _adam_update, p.array, grad.array, state, lr=float(group["lr"]),
                          betas=group["betas"], eps=group["eps"], weight_decay=group["weight_decay"],
                          amsgrad=group["amsgrad"], maximize=group["maximize"],
                          decoupled=group["decoupled_weight_decay"])

@@ -20,7 +20,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import wraps
-from typing import Any, SupportsFloat
+from typing import Any, SupportsFloat, cast
 
 from minigrad.optim.optimizer import Optimizer
 
@@ -635,7 +635,7 @@ def _lambdas_per_group(optimizer: Optimizer, lr_lambda: Any) -> list[Any]:
     return list(lr_lambda)
 
 
-def _state_dict_with_lambdas(scheduler: LRScheduler) -> dict[str, Any]:
+def _state_dict_with_lambdas(scheduler: LambdaLR | MultiplicativeLR) -> dict[str, Any]:
     """The scheduler's attributes, with ``lr_lambdas`` replaced by each callable object's ``__dict__``.
 
     Functions (``def`` or ``lambda``) are code, not state: their entries are ``None``.
@@ -647,7 +647,7 @@ def _state_dict_with_lambdas(scheduler: LRScheduler) -> dict[str, Any]:
     return state
 
 
-def _load_state_dict_with_lambdas(scheduler: LRScheduler, state_dict: dict[str, Any]) -> None:
+def _load_state_dict_with_lambdas(scheduler: LambdaLR | MultiplicativeLR, state_dict: dict[str, Any]) -> None:
     """Restore the attributes and each saved callable object's ``__dict__`` (``state_dict`` is unchanged)."""
     scheduler.__dict__.update({key: value for key, value in state_dict.items() if key != "lr_lambdas"})
     for fn, saved in zip(scheduler.lr_lambdas, state_dict["lr_lambdas"]):
@@ -659,17 +659,18 @@ def _track_optimizer_steps(optimizer: Optimizer) -> None:
     """Wrap ``optimizer.step`` once so it records that it ran (for the call-order warning above)."""
     if getattr(optimizer.step, "_wrapped_by_lr_sched", False):
         return
-    step = optimizer.step.__func__
+    step = cast(types.MethodType, optimizer.step).__func__  # not wrapped yet: the class's method, bound
     optimizer_ref = weakref.ref(optimizer)  # no reference cycle through the instance attribute
 
     @wraps(step)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         opt = optimizer_ref()
-        opt._opt_called = True
+        if opt is not None:
+            opt._opt_called = True
         return step(opt, *args, **kwargs)
 
-    wrapper._wrapped_by_lr_sched = True
-    optimizer.step = wrapper
+    wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]  # mypy knows no function attributes
+    optimizer.step = wrapper  # type: ignore[method-assign]  # on this instance only, as PyTorch's schedulers
 
 
 from minigrad._unsupported import module_getattr  # noqa: E402

@@ -16,12 +16,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from copy import deepcopy
 from itertools import chain
-from typing import Any
+from typing import Any, TypeVar
 
 from minigrad import dtypes
 from minigrad.autograd.grad_mode import enable_grad
 from minigrad.creation import tensor
 from minigrad.tensor import Tensor
+
+_Loss = TypeVar("_Loss")  # what ``step``'s closure returns, and so ``step`` too
 
 __all__ = ["Optimizer", "required", "new_step_count", "advance_step", "lerp_"]
 
@@ -48,6 +50,8 @@ class Optimizer:
             pairs, or of dicts, each a parameter group with its own options.
         defaults: the options a parameter group does not set.
     """
+
+    _opt_called: bool  # set once ``step`` ran, by the lr_scheduler's wrapper (for its call-order warning)
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -144,7 +148,7 @@ class Optimizer:
 
     # --- the update ----------------------------------------------------------------------
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """Update every parameter that has a gradient; returns ``closure()``'s loss if given."""
         raise NotImplementedError
 
@@ -156,12 +160,14 @@ class Optimizer:
         with enable_grad():
             return closure()
 
-    def _params_with_grad(self) -> Iterator[tuple[dict, Tensor, dict]]:
-        """``(group, parameter, its state)`` for every parameter that has a gradient, group by group."""
+    def _params_with_grad(self) -> Iterator[tuple[dict, Tensor, Tensor, dict]]:
+        """``(group, parameter, its gradient, its state)`` for every parameter that has a gradient, group
+        by group."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
-                    yield group, p, self.state[p]
+                grad = p.grad
+                if grad is not None:
+                    yield group, p, grad, self.state[p]
 
     def _update(self, param: Tensor, update: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         """Run ``update(*args, **kwargs)``, which changes ``param``'s array in place, and mark the change.

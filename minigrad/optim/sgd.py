@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from minigrad.backend import get_array_module
-from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.optimizer import Optimizer, _Loss
 from minigrad.parallel import in_pieces
 from minigrad.tensor import Tensor
 
@@ -65,7 +65,7 @@ class SGD(Optimizer):
     _OPTIONS_OF_OLDER_DICTS = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
                                "fused": False}
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+    def step(self, closure: Callable[[], _Loss] | None = None) -> _Loss | None:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss if given."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
@@ -88,16 +88,18 @@ def _sgd_update(param: Any, grad: Any, state: dict | None, *, lr: float, momentu
     The arithmetic is element by element, so a large parameter is updated in pieces on minigrad's
     threads (``minigrad/parallel.py``), with the same numbers.
     """
-    first_step = momentum != 0 and state.get("momentum_buffer") is None
-    if first_step:
-        state["momentum_buffer"] = Tensor(get_array_module(grad).empty_like(grad))   # filled below
-    buffer = state["momentum_buffer"].array if momentum != 0 else None
+    buffer, first_step = None, False
+    if state is not None:  # SGD keeps a state (the momentum buffer) only with momentum
+        first_step = state.get("momentum_buffer") is None
+        if first_step:
+            state["momentum_buffer"] = Tensor(get_array_module(grad).empty_like(grad))   # filled below
+        buffer = state["momentum_buffer"].array
 
     def update(param: Any, grad: Any, buffer: Any) -> None:
         direction = -grad if maximize else grad
         if weight_decay != 0:
             direction = direction + weight_decay * param
-        if momentum != 0:
+        if buffer is not None:
             if first_step:
                 # The first step starts the running average at the gradient itself (no dampening).
                 buffer[...] = direction

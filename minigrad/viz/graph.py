@@ -153,10 +153,12 @@ def build_graph(tensor: Tensor, params: dict | None = None, name: str = "output"
     graph.nodes.append(GraphNode(0, "output", name, tuple(tensor.shape), tensor=tensor))
 
     root, root_nr = tensor._gradient_edge()
-    shapes = {(root, root_nr): tuple(tensor.shape)}  # (node, output_nr) -> shape of that output
+    # (node, output_nr) -> shape of that output (None where the node recorded none)
+    shapes: dict[tuple[Any, int], tuple[int, ...] | None] = {(root, root_nr): tuple(tensor.shape)}
     index_of = {root: 1}
     order = [root]
-    edges = [(root, 0, 0, tuple(tensor.shape))]  # (source node, target index, argument, shape)
+    # (source node, target index, argument, shape)
+    edges: list[tuple[Any, int, int, tuple[int, ...] | None]] = [(root, 0, 0, tuple(tensor.shape))]
     head = 0
     while head < len(order):  # breadth first: number every node reachable from the root
         node = order[head]
@@ -222,7 +224,7 @@ def _add_notes(graph: Graph, stepper: Any) -> None:
         if node is None:  # the tensor drawn: its δ is the one its grad_fn received
             node = graph.nodes[1].node if len(graph.nodes) > 1 else None
         grad = received.get(id(node))
-        if grad is None and graph_node.kind in ("parameter", "leaf"):
+        if grad is None and tensor is not None and graph_node.kind in ("parameter", "leaf"):
             grad = tensor.grad
         if grad is not None:
             graph_node.notes.append(f"grad {value_text(grad)}")

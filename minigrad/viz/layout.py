@@ -23,6 +23,7 @@ uses inches). ``sizes`` gives each box's (width, height), the height below 1 lay
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from minigrad.viz.graph import Graph
@@ -73,7 +74,7 @@ def _depth_first_order(graph: Graph) -> list[int]:
     return order + [i for i in range(len(graph.nodes)) if i not in seen]
 
 
-def _spread(desired: list[float], priority: list[float], widths: list[float], gap: float) -> list[float]:
+def _spread(desired: list[float], priority: Sequence[float], widths: list[float], gap: float) -> list[float]:
     """Positions in the same order, each as close to ``desired`` as it can be, with boxes of
     ``widths`` centred there at least ``gap`` apart.
 

@@ -103,8 +103,8 @@ def _std(array: Any, xp: Any) -> float:
     return float(xp.std(array).item()) if array.size else float("nan")
 
 
-def _histogram(array: Any, xp: Any, bins: int) -> tuple:
-    """(centres, densities) as host NumPy arrays, over the finite values."""
+def _histogram(array: Any, xp: Any, bins: int) -> tuple | None:
+    """(centres, densities) as host NumPy arrays, over the finite values (None where there are none)."""
     finite = array[xp.isfinite(array)]
     if finite.size == 0:
         return None

@@ -2,6 +2,7 @@
 im2col driver agrees with the plain one, rot180's pieces do what they say, and rot180 / naive
 really compute their own way."""
 
+import inspect
 import sys
 
 import numpy
@@ -329,3 +330,34 @@ def test_the_plain_im2col_file_is_one_screen():
     source = open(algo_im2col.__file__, encoding="utf-8").read()
     assert len(source.splitlines()) <= 70
     assert "band" not in source.lower().replace("batched", "")
+
+
+# --- one interface, and a reading path ---------------------------------------------------------------
+
+def _parameters(function):
+    return list(inspect.signature(function).parameters)
+
+
+MODULES = {**ALGORITHMS, "depthwise": depthwise}
+
+
+@pytest.mark.parametrize("module", list(MODULES.values()), ids=list(MODULES))
+def test_every_algorithm_module_has_the_same_four_functions(module):
+    """The interface algorithms.py documents, parameter for parameter (no optional extras, no hasattr)."""
+    settings = ["stride", "padding", "dilation", "groups"]
+    assert _parameters(module.forward) == ["x", "weight", *settings]
+    assert _parameters(module.prepare_grad_output) == ["grad_out", "weight_shape", "stride", "groups"]
+    assert _parameters(module.grad_weight) == ["x", "grad_out", "weight_shape", *settings, "saved"]
+    assert _parameters(module.grad_input) == ["grad_out", "weight", "input_shape", *settings]
+
+
+def test_the_backward_names_its_formulas_and_the_files_that_compute_them():
+    from minigrad.ops.conv.functional import Conv2dFunction
+
+    doc = Conv2dFunction.backward.__doc__
+    for piece in ("dx = col2im(Wᵀ · δ)", "dW = δ · colsᵀ", "db = Σ_{n,h,w} δ", "algo_im2col.py",
+                  "algo_im2col_tuned.py"):
+        assert piece in doc, piece
+    first_line = algo_im2col_tuned.__doc__.splitlines()[0]
+    assert "algo_im2col.py" in first_line and "faster" in first_line
+    assert "docs/performance.md" in algo_im2col_tuned.__doc__

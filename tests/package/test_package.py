@@ -129,3 +129,64 @@ def test_a_type_checker_sees_the_signatures_the_decorators_wrap(tmp_path: Path) 
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     revealed = re.findall(r'Revealed type is "([^"]+)"', done.stdout)
     assert revealed == ["minigrad.tensor.Tensor", "minigrad.tensor.Tensor"], done.stdout + done.stderr
+
+
+COURSE_CODE = """\
+import minigrad as torch
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+from minigrad.autograd import Function
+
+
+class Square(Function):  # the exercises' form: untyped, backward(ctx, grad_output)
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return 2 * a * grad_output
+
+
+class Scale(Function):  # typed, with a non-tensor argument whose gradient is None
+    @staticmethod
+    def forward(ctx: Any, a: torch.Tensor, factor: float) -> torch.Tensor:
+        ctx.factor = factor
+        return a * factor
+
+    @staticmethod
+    def backward(ctx: Any, grad_output: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return grad_output * ctx.factor, None
+
+
+x = torch.ones(2, 3, requires_grad=True)
+layer = nn.Linear(3, 4)
+opt = torch.optim.SGD(layer.parameters(), lr=0.1)
+reveal_type(x.sum())
+reveal_type(x.mean(dim=1))
+reveal_type(F.conv2d(torch.randn(1, 1, 5, 5), torch.randn(2, 1, 3, 3)))
+reveal_type(layer(x))
+reveal_type(opt.step())
+reveal_type(opt.step(lambda: layer(x).sum()))
+reveal_type(x == x)
+reveal_type(Square.apply(x))
+"""
+
+
+def test_course_code_type_checks_with_real_types(tmp_path: Path) -> None:
+    """A user's everyday calls have real types (not ``Any``), and Functions written as in PyTorch,
+    ``backward(ctx, grad_output)`` overriding ``backward(ctx, *grad_outputs)``, need no ignores."""
+    pytest.importorskip("mypy", reason="mypy (dev extra) is the type checker")
+    snippet = tmp_path / "course.py"
+    snippet.write_text("from typing import Any\n" + COURSE_CODE, encoding="utf-8")
+    command = [sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"),
+               str(snippet)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert " error: " not in done.stdout, done.stdout + done.stderr
+    revealed = re.findall(r'Revealed type is "([^"]+)"', done.stdout)
+    tensor = "minigrad.tensor.Tensor"
+    # apply returns what forward returns, untyped for a user's Function, as in PyTorch
+    assert revealed == [tensor, tensor, tensor, tensor, "None", f"{tensor} | None", tensor, "Any"], \
+        done.stdout + done.stderr

@@ -11,6 +11,7 @@ import numpy
 import minigrad.nn.functional as F
 from minigrad.exercises._grading import autograd_grads, call_backward, expect_close, expect_gradcheck, leaf
 from minigrad.exercises.checks._common import need
+from minigrad.tensor import Tensor
 
 NAMES = ("BatchNormFunction", "batchnorm_steps")
 
@@ -19,7 +20,7 @@ SHAPES = [(8, 5), (2, 3), (4, 3, 5, 5), (2, 2, 3, 7), (3, 1, 4, 4)]
 GRADIENTS = [("grad_x (∂L/∂x)", "x"), ("grad_gamma (∂L/∂γ)", "gamma"), ("grad_beta (∂L/∂β)", "beta")]
 
 
-def _reference_batch_norm(x: object, gamma: object, beta: object) -> object:
+def _reference_batch_norm(x: Tensor, gamma: Tensor, beta: Tensor) -> Tensor:
     return F.batch_norm(x, None, None, gamma, beta, training=True, eps=1e-5)
 
 

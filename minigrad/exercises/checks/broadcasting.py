@@ -50,8 +50,8 @@ def _check_binary(ns: dict, name: str, reference: Any, positive_b: bool) -> None
         expect_close(f"{name}'s output", out, expected_out, config)
         expect_close(f"grad_a (∂L/∂a of {name})", grads[0], expected[0], config, of=f"a {shape_a}")
         expect_close(f"grad_b (∂L/∂b of {name})", grads[1], expected[1], config, of=f"b {shape_b}")
-    a, b = leaf(rng.uniform(-2, 2, size=(2, 1, 3))), leaf(rng.uniform(0.5, 2, size=(4, 1)))
-    expect_gradcheck(function.apply, (a, b), ["a", "b"], shapes_text(a=(2, 1, 3), b=(4, 1)))
+    leaves = leaf(rng.uniform(-2, 2, size=(2, 1, 3))), leaf(rng.uniform(0.5, 2, size=(4, 1)))
+    expect_gradcheck(function.apply, leaves, ["a", "b"], shapes_text(a=(2, 1, 3), b=(4, 1)))
 
 
 def check_mul(ns: dict, quick: bool) -> None:

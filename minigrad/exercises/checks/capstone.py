@@ -10,16 +10,19 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TypedDict
 
 import numpy
 
 import minigrad.nn.functional as F
 from minigrad.creation import tensor, zeros
-from minigrad.data import MNIST, DataLoader, Subset
+from minigrad.data import MNIST, DataLoader, Dataset, Subset
 from minigrad.dtypes import float32, int64
 from minigrad.exercises._grading import Wrong, expect_close
 from minigrad.exercises.checks._common import need
+from minigrad.nn.modules.module import Module
 from minigrad.random import Generator, manual_seed
+from minigrad.tensor import Tensor
 
 NAMES = ("ConvNet", "train_one_epoch", "accuracy")
 
@@ -29,8 +32,16 @@ WHERE = {"linear": ("linear", "linear"), "conv2d": ("conv_im2col", "conv2d"),
          "max_pool2d": ("relu_maxpool", "max_pool2d"), "cross_entropy": ("softmax_xent", "cross_entropy"),
          "SGD": ("sgd", "SGD")}
 # The full run: one epoch of SGD with momentum. The quick one (CI, a smoke test) takes 24 larger steps.
-FULL = {"train": 60_000, "test": 10_000, "batch": 64, "lr": 0.02, "required": 0.98}
-QUICK = {"train": 768, "test": 500, "batch": 32, "lr": 0.05, "required": 0.70}
+class _Run(TypedDict):
+    train: int
+    test: int
+    batch: int
+    lr: float
+    required: float
+
+
+FULL: _Run = {"train": 60_000, "test": 10_000, "batch": 64, "lr": 0.02, "required": 0.98}
+QUICK: _Run = {"train": 768, "test": 500, "batch": 32, "lr": 0.05, "required": 0.70}
 MOMENTUM, SEED = 0.9, 0
 
 
@@ -55,7 +66,7 @@ def student_parts(ns: dict) -> SimpleNamespace:
     return SimpleNamespace(**found)
 
 
-def reference_forward(model: object, x: object) -> object:
+def reference_forward(model: Module, x: Tensor) -> Tensor:
     """The capstone network in minigrad's own ops, with the student's model's parameters."""
     x = F.max_pool2d(F.relu(F.conv2d(x, model.conv1.weight, model.conv1.bias, padding=2)), 2)
     x = F.max_pool2d(F.relu(F.conv2d(x, model.conv2.weight, model.conv2.bias, padding=1)), 2)
@@ -106,6 +117,8 @@ def check_training(ns: dict, quick: bool) -> str:
     need(ns, "train_one_epoch")
     need(ns, "accuracy")
     model(zeros(1, 1, 28, 28))
+    train: Dataset
+    test: Dataset
     try:
         train, test = MNIST(train=True), MNIST(train=False)
     except RuntimeError as error:

@@ -71,8 +71,8 @@ def check_steps(ns: dict, quick: bool) -> None:
         expect_close("cross_entropy_steps' loss", loss, expected_loss, config)
         expect_close("∂L/∂z through Softmax, log and NLLLoss", mine.grad, expected[0], config, of="z")
     target = _targets(rng, 3, 4)
-    z = leaf(rng.normal(size=(3, 4)))
-    expect_gradcheck(lambda x: steps(x, target), (z,), ["z"], shapes_text(z=(3, 4)))
+    z_leaf = leaf(rng.normal(size=(3, 4)))
+    expect_gradcheck(lambda x: steps(x, target), (z_leaf,), ["z"], shapes_text(z=(3, 4)))
 
 
 def check_fused(ns: dict, quick: bool) -> None:

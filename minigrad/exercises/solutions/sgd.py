@@ -22,10 +22,10 @@ Hint: never change ``p.grad`` itself; ``g.clone()`` when the buffer starts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from minigrad.autograd import no_grad
+from minigrad.autograd import enable_grad, no_grad
 from minigrad.optim.optimizer import Optimizer
 
 
@@ -39,7 +39,11 @@ class SGD(Optimizer):
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov})
 
-    def step(self) -> None:
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = None
+        if closure is not None:  # as PyTorch's: re-evaluate the loss (and its gradients) first
+            with enable_grad():
+                loss = closure()
         with no_grad():
             for group in self.param_groups:
                 lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
@@ -61,3 +65,4 @@ class SGD(Optimizer):
                         g = g.add(buffer, alpha=momentum) if nesterov else buffer
                     p.add_(g, alpha=-lr)
                     # END SOLUTION
+        return loss

@@ -187,7 +187,7 @@ class ModuleList(Module):
         reprs = [repr(module) for module in self]
         if not reprs:
             return self._get_name() + "()"
-        runs = []                                    # [first index, last index, repr]
+        runs: list[list[Any]] = []                   # [first index, last index, repr]
         for i, text in enumerate(reprs):
             if runs and runs[-1][2] == text:
                 runs[-1][1] = i
@@ -448,8 +448,8 @@ def _describe(key: str, value: Any, type_name: str) -> str:
         return f"  ({key}): Object of type: {type(value).__name__}"
     kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
     size = "x".join(str(n) for n in value.shape)
-    device = value.device
-    device = f" ({device.type}:{device.index or 0})" if device.type != "cpu" else ""  # PyTorch's "(cuda:0)"
+    where = value.device
+    device = f" ({where.type}:{where.index or 0})" if where.type != "cpu" else ""  # PyTorch's "(cuda:0)"
     return f"  ({key}): {kind} containing: [{type_name} of size {size}{device}]"
 
 

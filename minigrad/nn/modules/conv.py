@@ -2,9 +2,9 @@
 
 The module holds the weight (C_out, C_in/groups, kh, kw) — (C_out, C_in/groups, k) for
 Conv1d — and bias (C_out), and its forward is one call to ``F.conv2d`` (``F.conv1d``, a
-conv2d of height 1); how the convolution and its backward are computed ('im2col', 'rot180'
-or 'naive') is chosen by ``algorithm=`` or by the enclosing ``with nn.conv_algorithm(...)``
-when the forward runs.
+conv2d of height 1); how the convolution and its backward are computed ('im2col',
+'im2col_plain', 'rot180' or 'naive') is chosen by ``algorithm=`` or by the enclosing
+``with nn.conv_algorithm(...)`` when the forward runs.
 
 ``padding_mode`` other than ``'zeros'`` pads the input first (by reflecting it, repeating
 its edge or wrapping it around) and then convolves without padding, as PyTorch does.
@@ -100,8 +100,8 @@ class Conv2d(_ConvNd):
         device: the device the parameters are created on (default: the CPU).
         dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
         algorithm: minigrad only: how this layer's convolution and backward are computed, ``'im2col'``,
-            ``'rot180'`` or ``'naive'``; None (the default) follows ``nn.conv_algorithm(...)`` blocks, else
-            ``'im2col'``.
+            ``'im2col_plain'``, ``'rot180'`` or ``'naive'``; None (the default) follows
+            ``nn.conv_algorithm(...)`` blocks, else ``'im2col'``.
     """
 
     _ntuple = staticmethod(_pair)
@@ -176,8 +176,8 @@ class Conv1d(_ConvNd):
         device: the device the parameters are created on (default: the CPU).
         dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
         algorithm: minigrad only: how this layer's convolution and backward are computed, ``'im2col'``,
-            ``'rot180'`` or ``'naive'``; None (the default) follows ``nn.conv_algorithm(...)`` blocks, else
-            ``'im2col'``.
+            ``'im2col_plain'``, ``'rot180'`` or ``'naive'``; None (the default) follows
+            ``nn.conv_algorithm(...)`` blocks, else ``'im2col'``.
     """
 
     _ntuple = staticmethod(_single)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.nn.parameter import Parameter
@@ -72,6 +72,17 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line if line.strip() else "" for line in lines[1:])
 
 
+_Destination = TypeVar("_Destination", bound=dict[str, Any])  # state_dict's ``destination``
+_P = ParamSpec("_P")
+_R = TypeVar("_R", covariant=True)
+
+
+class _HasForward(Protocol[_P, _R]):
+    """A module as ``__call__`` sees it: its ``forward``'s parameters and result."""
+
+    def forward(self, *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+
+
 class Module:
     """Base class for layers and models: subclass it, create the layers in ``__init__``, write ``forward``.
 
@@ -96,7 +107,12 @@ class Module:
         name = type(self).__name__
         raise NotImplementedError(f'Module [{name}] is missing the required "forward" function')
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self: _HasForward[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        """``forward(*args, **kwargs)``, with the forward hooks around it. Typed as this module's own
+        ``forward``, so that ``nn.Linear(3, 4)(x)`` is a Tensor to a type checker."""
+        return cast(Module, self)._call_impl(*args, **kwargs)
+
+    def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
@@ -423,8 +439,16 @@ class Module:
             if buffer is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buffer if keep_vars else buffer.detach()
 
-    def state_dict(self, *args: Any, destination: dict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict:
+    @overload
+    def state_dict(self, *, destination: _Destination, prefix: str = ...,
+                   keep_vars: bool = ...) -> _Destination: ...
+    @overload
+    def state_dict(self, *, prefix: str = ..., keep_vars: bool = ...) -> OrderedDict[str, Any]: ...
+    @overload
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = ..., prefix: str = ...,
+                   keep_vars: bool = ...) -> dict[str, Any]: ...  # the deprecated positional form
+    def state_dict(self, *args: Any, destination: dict[str, Any] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
         """An OrderedDict ``{"fc.weight": tensor, "bn.running_mean": tensor, ...}`` of detached tensors.
 
         Holds every parameter and persistent buffer, under dotted names; the tensors share

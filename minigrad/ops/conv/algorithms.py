@@ -57,7 +57,11 @@ def get_conv_algorithm() -> str:
 
 @contextmanager
 def conv_algorithm(name: str) -> Iterator[str]:
-    """Within the ``with`` block, convolutions default to ``name``; the previous default returns after."""
+    """Within the ``with`` block, convolutions default to ``name``; the previous default returns after.
+
+    ``name``: ``'im2col'`` (the default outside any block: ``algo_im2col_tuned.py``),
+    ``'im2col_plain'`` (the same formulas as written, ``algo_im2col.py``), ``'rot180'`` or ``'naive'``.
+    """
     global _current
     previous, _current = _current, _check(name)
     try:

@@ -4,7 +4,7 @@
 
 The input (N, C, L) becomes (N, C, 1, L), the weight (C_out, C_in/groups, k) becomes
 (C_out, C_in/groups, 1, k), and ``conv2d`` runs with stride (1, s), padding (0, p) and
-dilation (1, d): every conv2d algorithm ('im2col', 'rot180', 'naive') and its backward serve
+dilation (1, d): every conv2d algorithm ('im2col', 'im2col_plain', 'rot180', 'naive') and its backward serve
 conv1d too. The checks here are PyTorch's for conv1d, so the messages name 1-D shapes.
 """
 
@@ -56,7 +56,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
     weight (C_out, C_in/groups, k) -> (N, C_out, L_out), L_out = ⌊(L + 2p − d(k − 1) − 1) / s⌋ + 1.
 
     ``padding``: an int, ``'valid'`` (none) or ``'same'`` (L_out = L; stride 1 only).
-    ``algorithm``: the conv2d algorithm that computes it (``'im2col'``, ``'rot180'``, ``'naive'``).
+    ``algorithm``: the conv2d algorithm that computes it (see ``algorithms.py``).
     """
     if input.ndim == 2:  # unbatched, as PyTorch allows
         return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,

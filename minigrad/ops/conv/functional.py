@@ -15,6 +15,7 @@ linear in both of its tensors and its adjoints are the other two conv maps.
 from __future__ import annotations
 
 import warnings
+from types import ModuleType
 from typing import Any
 
 from minigrad.autograd.function import Function
@@ -36,6 +37,14 @@ __all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "con
            "conv2d_weight"]
 
 
+def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings: tuple) -> ModuleType:
+    """Decide, when the forward runs, the algorithm module this call and its backward use (kept on ctx)."""
+    ctx.algorithm = resolve_algorithm(name)
+    ctx.settings = settings      # (stride, padding, dilation, groups)
+    ctx.module = algorithm_module(ctx.algorithm, weight_shape, settings[0], settings[3])
+    return ctx.module
+
+
 class Conv2dFunction(Function):
     """y = x ⋆ W + b by the chosen algorithm; the backward uses the algorithm the forward used."""
 
@@ -47,10 +56,8 @@ class Conv2dFunction(Function):
         stride, padding, dilation = conv_pair(stride, "stride"), conv_pair(padding, "padding"), \
             conv_pair(dilation, "dilation")
         check_conv(input, weight, bias, stride, padding, dilation, groups)
-        ctx.algorithm = resolve_algorithm(algorithm)
-        ctx.settings = (stride, padding, dilation, groups)
-        ctx.module = algorithm_module(ctx.algorithm, weight.shape, stride, groups)
-        out, saved = ctx.module.forward(input.array, weight.array, *ctx.settings)
+        module = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
+        out, saved = module.forward(input.array, weight.array, *ctx.settings)
         if bias is not None:
             out += bias.array.reshape(-1, 1, 1)           # `out` is ours: add the bias in place
         ctx.save_for_backward(input, weight)
@@ -133,11 +140,9 @@ class Conv2dInputFunction(Function):
 
     @staticmethod
     def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None):
-        ctx.algorithm = resolve_algorithm(algorithm)
-        ctx.settings = (stride, padding, dilation, groups)
-        ctx.module = algorithm_module(ctx.algorithm, weight.shape, stride, groups)
+        module = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
         ctx.save_for_backward(grad_output, weight)
-        return Tensor(ctx.module.grad_input(grad_output.array, weight.array, input_size, *ctx.settings))
+        return Tensor(module.grad_input(grad_output.array, weight.array, input_size, *ctx.settings))
 
     @staticmethod
     def backward(ctx, upstream):
@@ -157,11 +162,9 @@ class Conv2dWeightFunction(Function):
     @staticmethod
     def forward(ctx, input, grad_output, weight_size, stride, padding, dilation, groups,  # noqa: A002
                 algorithm=None):
-        ctx.algorithm = resolve_algorithm(algorithm)
-        ctx.settings = (stride, padding, dilation, groups)
-        ctx.module = algorithm_module(ctx.algorithm, weight_size, stride, groups)
+        module = _choose_algorithm(ctx, algorithm, weight_size, (stride, padding, dilation, groups))
         ctx.save_for_backward(input, grad_output)
-        return Tensor(ctx.module.grad_weight(input.array, grad_output.array, weight_size, *ctx.settings))
+        return Tensor(module.grad_weight(input.array, grad_output.array, weight_size, *ctx.settings))
 
     @staticmethod
     def backward(ctx, upstream):

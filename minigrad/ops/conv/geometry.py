@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minigrad._arguments import integer_size as integer_size  # where pooling and conv1d import it from
+from minigrad._arguments import integer_size as integer_size  # pooling imports it from here
 from minigrad.backend import get_array_module
 
 Pair = tuple[int, int]

@@ -9,7 +9,7 @@ so a convolution becomes one matrix product, ``out = W.reshape(C_out, C_in·kh·
 ``col2im`` is its exact adjoint (⟨im2col(x), y⟩ = ⟨x, col2im(y)⟩): it adds each tap's
 rows back onto the same slice of a zero image. Overlapping windows add up; no
 scatter is needed. ``im2col_rows`` and ``col2im_rows`` do the same for a band of
-output rows only: the convolution works band by band (see ``algo_im2col.py``).
+output rows only: the tuned driver works band by band (``algo_im2col_tuned.py``).
 
 Column layout (a choice made for speed): rows are ``(c, i, j)``, channel-major, so
 the rows of one group of channels are one contiguous block and a grouped convolution
@@ -18,7 +18,7 @@ so the whole batch sits in one wide matrix and the product is one large GEMM per
 group instead of many small ones per image. The batch is the *innermost* axis: the
 image is held as (C, H, W, N) in memory, and then a tap's slice of one image row is
 one contiguous run of W_out·N numbers (with N outermost it would be W_out numbers, and
-NumPy's per-run overhead would dominate the copy). The convolution's output comes out
+NumPy's per-run overhead would dominate the copy; docs/performance.md). The convolution's output comes out
 of the product in the same (C, H, W, N) order and is handed on as an NCHW view; layers
 that keep their input's memory order (ReLU, pooling) pass it to the next convolution
 without a transposed copy.
@@ -49,8 +49,8 @@ def _batch_moved(x: Any) -> Any:
 
     Moving the batch innermost reads, for each output run, one number from every image.
     Images whose size is a multiple of a large power of two start at addresses that share
-    cache sets, and those reads evict each other (2-4x slower than it need be). One
-    plain copy into rows a cache line longer than an image spreads them out first.
+    cache sets, and those reads evict each other (docs/performance.md). One plain copy
+    into rows a cache line longer than an image spreads them out first.
     """
     xp = get_array_module(x)
     if x.transpose(1, 2, 3, 0).flags.c_contiguous or x.size == 0:
