@@ -76,6 +76,39 @@ def blas_header(env: dict, native: bool) -> str:
     return f"NumPy's BLAS: {blas_kernel(env)}. {blas_setting(native)}"
 
 
+# The benchmarks' own way to try another threshold for minigrad's thread pool without editing
+# minigrad/parallel.py: the driver puts it into its workers' environment, the minigrad worker applies it.
+CHUNK_VARIABLE = "MINIGRAD_BENCHMARK_MIN_CHUNK_BYTES"
+
+
+def add_chunk_argument(parser: argparse.ArgumentParser) -> None:
+    """``--min-chunk-bytes N``: minigrad's workers use N as ``minigrad.parallel.MIN_CHUNK_BYTES``."""
+    parser.add_argument("--min-chunk-bytes", type=int, default=None,
+                        help="minigrad's workers cut work into pieces of at least N bytes "
+                             "(default: minigrad.parallel.MIN_CHUNK_BYTES); for tuning it")
+
+
+def with_chunk_setting(env: dict, min_chunk_bytes: int | None) -> dict:
+    """``env`` carrying ``--min-chunk-bytes`` to the workers (unchanged without it)."""
+    return env if min_chunk_bytes is None else dict(env, **{CHUNK_VARIABLE: str(min_chunk_bytes)})
+
+
+def use_chunk_setting() -> str:
+    """In a minigrad worker: apply ``--min-chunk-bytes`` if the driver passed it; say what is used."""
+    from minigrad import parallel
+
+    if os.environ.get(CHUNK_VARIABLE):
+        parallel.MIN_CHUNK_BYTES = int(os.environ[CHUNK_VARIABLE])
+    return f"minigrad's MIN_CHUNK_BYTES: {parallel.MIN_CHUNK_BYTES}"
+
+
+def chunk_setting(env: dict) -> str:
+    """For a header: the threshold minigrad's workers run with under ``env``."""
+    value = env.get(CHUNK_VARIABLE)
+    return f"minigrad's MIN_CHUNK_BYTES: {value} (--min-chunk-bytes)" if value else \
+        "minigrad's MIN_CHUNK_BYTES: its default"
+
+
 def processor() -> str:
     """The processor's name and logical CPU count, for telling apart figures from different machines."""
     name = platform.processor() or platform.machine()

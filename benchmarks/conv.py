@@ -26,7 +26,17 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import add_blas_arguments, blas_environment, blas_header, processor, torch_available  # noqa: E402
+from _runner import (  # noqa: E402
+    add_blas_arguments,
+    add_chunk_argument,
+    blas_environment,
+    blas_header,
+    chunk_setting,
+    processor,
+    torch_available,
+    use_chunk_setting,
+    with_chunk_setting,
+)
 
 # (N, C_in, H, W, C_out, k, stride, padding, dilation, groups)
 SHAPES = [
@@ -85,6 +95,7 @@ def _minigrad_runner(shape: tuple, algorithm: str, threads: int):
     from minigrad.ops.conv import conv2d
 
     mg.set_num_threads(threads)
+    use_chunk_setting()
     n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
     rng = numpy.random.default_rng(0)
 
@@ -245,13 +256,14 @@ def main() -> None:
     parser.add_argument("--parts", action="store_true",
                         help="also time the im2col path's pieces alone (layout, im2col, GEMMs, col2im)")
     add_blas_arguments(parser)
+    add_chunk_argument(parser)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.algorithm, args.threads, args.clock)
         return
 
     native = args.blas == "native"
-    env = blas_environment(args.threads, native)
+    env = with_chunk_setting(blas_environment(args.threads, native), args.min_chunk_bytes)
     libraries = {"minigrad": Worker("minigrad", args, env)}
     if not args.no_torch and torch_available():
         libraries["torch"] = Worker("torch", args, env)
@@ -274,7 +286,7 @@ def main() -> None:
     combine = statistics.median if args.stat == "median" else min
     print(f"minigrad algorithm={args.algorithm}, float32, {args.threads} thread(s), {args.clock} clock; "
           f"{args.stat} of {args.rounds}x{args.number} calls; {processor()}")
-    print(blas_header(env, native))
+    print(f"{blas_header(env, native)}; {chunk_setting(env)}")
     header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28} {'mode':<17} {'minigrad ms':>11} {'GFLOP/s':>8}"
     if "torch" in libraries:
         header += f" {'torch ms':>9} {'GFLOP/s':>8} {'ratio':>6} {'goal':>5} {'ratio of mins':>13}"

@@ -28,7 +28,16 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import add_blas_arguments, blas_environment, blas_header, processor, torch_available  # noqa: E402
+from _runner import (  # noqa: E402
+    add_blas_arguments,
+    add_chunk_argument,
+    blas_environment,
+    blas_header,
+    chunk_setting,
+    processor,
+    torch_available,
+    with_chunk_setting,
+)
 
 HERE = Path(__file__).resolve().parent
 MNIST = HERE / "mnist.py"
@@ -66,7 +75,7 @@ def measure(args: argparse.Namespace, libraries: list[str], thread_counts: list[
     samples: dict = {}
     for _ in range(args.rounds):
         for threads in thread_counts:
-            env = blas_environment(threads, native)
+            env = with_chunk_setting(blas_environment(threads, native), args.min_chunk_bytes)
             for library in libraries:
                 step = mnist_step_ms(library, threads, args.steps, args.batch_size, env)
                 samples.setdefault(("mnist", library, threads), []).append(step)
@@ -154,6 +163,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smoke test: 1 and 2 threads, 1 round, 2 steps")
     parser.add_argument("--out", default=str(HERE / "results"), help="folder for scaling.png/.csv/.md")
     add_blas_arguments(parser)
+    add_chunk_argument(parser)
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.steps, args.batch_size, args.number = 1, 2, 16, 1
@@ -168,7 +178,8 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     native = args.blas == "native"
     header = (f"median of {args.rounds} interleaved round(s), {args.steps} steps of batch {args.batch_size}; "
-              f"{processor()}\n{blas_header(blas_environment(thread_counts[-1], native), native)}")
+              f"{processor()}\n{blas_header(blas_environment(thread_counts[-1], native), native)}; "
+              f"{chunk_setting(with_chunk_setting({}, args.min_chunk_bytes))}")
     table = markdown(rows, libraries, thread_counts)
     write_csv(rows, out / "scaling.csv")
     (out / "scaling.md").write_text(header + "\n\n" + table, encoding="utf-8")
