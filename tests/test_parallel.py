@@ -225,6 +225,30 @@ def test_max_pool_forward_and_backward_are_the_same_in_pieces(many_pieces, order
     assert len(many_pieces) > 1
 
 
+@pytest.mark.parametrize("order", ["nchw", "chwn"])
+@pytest.mark.parametrize("settings", [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+    dict(kernel_size=2, stride=1, divisor_override=3),
+])
+def test_avg_pool_forward_and_backward_are_the_same_in_pieces(many_pieces, order, settings):
+    x = _activation(order)
+    x[0, 0, 0, :4] = [1.0, 2.0, -3.0, -0.0]                                # finite: the sums stay numbers
+
+    def compute():
+        a = mg.tensor(x, requires_grad=True)
+        y = F.avg_pool2d(a, **settings)
+        y.backward(mg.tensor(np.random.default_rng(7).standard_normal(tuple(y.shape)).astype(np.float32)))
+        whole_numbers = F.avg_pool2d(mg.tensor((x * 10).astype(np.int64)), **settings)
+        return y.detach().numpy(), a.grad.numpy(), whole_numbers.numpy()
+
+    whole, pieces = one_thread_and_many(compute)
+    for one, many in zip(whole, pieces):
+        assert_same_bits(one, many)
+    assert len(many_pieces) > 1
+
+
 def test_max_pool_of_a_single_image_is_the_same_in_pieces(many_pieces):
     x = _activation("nchw")[0]                                              # (C, H, W): cut along C
     (y1, _), (y4, _) = one_thread_and_many(lambda: (F.max_pool2d(mg.tensor(x), 2).numpy(), None))

@@ -273,18 +273,27 @@ def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, c
     xp = get_array_module(x)
     one = (1, 1)
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, one, ceil_mode)
-    framed = _padded(x, out_shape, kernel_size, stride, padding, one, 0)
-    total = None
-    with ieee_results():                                  # inf + (−inf) = nan, silently, as in PyTorch
-        for _, view in _taps(out_shape, kernel_size, stride, one):
-            # The sum in the input's memory order: a C-ordered one was written across it, 5-10x slower.
-            total = framed[view].copy(order="K") if total is None else xp.add(total, framed[view], out=total)
     divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
                                  divisor_override, xp, x.dtype)
-    if x.dtype.kind != "f":
-        return _truncated_quotient(total, divisor)
-    total /= divisor
-    return total
+    # The sum in the input's memory order: a C-ordered one was written across it, 5-10x slower.
+    out = empty_like_order(x, x.shape[:-2] + out_shape, x.dtype)
+
+    def pool(part: tuple) -> None:
+        framed = _padded(x[part], out_shape, kernel_size, stride, padding, one, 0)
+        total = out[part]
+        with ieee_results():                              # inf + (−inf) = nan, silently, as in PyTorch
+            for tap, view in _taps(out_shape, kernel_size, stride, one):
+                if tap == 0:
+                    total[...] = framed[view]
+                else:
+                    xp.add(total, framed[view], out=total)
+        if x.dtype.kind != "f":
+            total[...] = _truncated_quotient(total, divisor)
+        else:
+            total /= divisor
+
+    _by_planes(x, 2, pool)
+    return out
 
 
 def _truncated_quotient(total: Any, divisor: Any) -> Any:
@@ -303,11 +312,16 @@ def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, st
     out_shape = grad_out.shape[-2:]
     divisor = avg_pool2d_divisor(input_shape[-2:], out_shape, kernel_size, stride, padding,
                                  count_include_pad, divisor_override, xp, grad_out.dtype)
-    share = grad_out / divisor
-    zeros = filled_like_order(share, input_shape, 0, grad_out.dtype)   # added to in δ's memory order
-    grad = _padded(zeros, out_shape, kernel_size, stride, padding, one, 0)
-    for _, view in _taps(out_shape, kernel_size, stride, one):
-        grad[view] += share
+    size = _framed_size(input_shape[-2:], out_shape, kernel_size, stride, padding, one)
+    grad = empty_like_order(grad_out, tuple(input_shape[:-2]) + size, grad_out.dtype)  # added to in δ's order
+
+    def spread(part: tuple) -> None:
+        share, piece = grad_out[part] / divisor, grad[part]
+        piece.fill(0)
+        for _, view in _taps(out_shape, kernel_size, stride, one):
+            piece[view] += share
+
+    _by_planes(grad_out, 3 + kernel_size[0] * kernel_size[1], spread)
     height, width = input_shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
