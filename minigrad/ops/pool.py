@@ -17,12 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad._arguments import pair_argument
-from minigrad._layout import filled_like_order
+from minigrad._layout import empty_like_order, filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import pool as checks
 from minigrad.ops._util import grad_where, ieee_results
 from minigrad.ops.conv.geometry import Pair, integer_size, window
+from minigrad.parallel import outer_axis, parallel_for
 from minigrad.tensor import Tensor
 
 __all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
@@ -48,12 +49,18 @@ def _output_shape(shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair, 
     return height, width
 
 
+def _framed_size(input_size: Pair, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
+                 dilation: Pair) -> Pair:
+    """(H, W) of the input framed by ``padding`` on each side, plus what a ceil_mode window overhangs."""
+    needed = [(out_shape[a] - 1) * stride[a] + dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1)]
+    return (max(needed[0], input_size[0] + 2 * padding[0]), max(needed[1], input_size[1] + 2 * padding[1]))
+
+
 def _padded(x: Any, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
             fill: Any) -> Any:
     """``x`` framed by ``fill``: ``padding`` on each side, plus what a ceil_mode window overhangs."""
     height, width = x.shape[-2:]
-    needed = [(out_shape[a] - 1) * stride[a] + dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1)]
-    size = (max(needed[0], height + 2 * padding[0]), max(needed[1], width + 2 * padding[1]))
+    size = _framed_size((height, width), out_shape, kernel_size, stride, padding, dilation)
     if size == (height, width):
         return x
     framed = filled_like_order(x, x.shape[:-2] + size, fill, x.dtype)   # in x's memory order
@@ -69,6 +76,22 @@ def _taps(out_shape: Pair, kernel_size: Pair, stride: Pair, dilation: Pair) -> A
             yield i * kernel_size[1] + j, (Ellipsis, rows, window(j * dilation[1], out_shape[1], stride[1]))
 
 
+def _by_planes(x: Any, passes: int, fn: Any) -> None:
+    """``fn(part)`` for index tuples ``part`` that cut the leading (batch, channel) axes of ``x`` into
+    pieces, run concurrently on minigrad's threads (``minigrad/parallel.py``) where ``x`` is large.
+
+    Every (H, W) plane is pooled on its own, so the pieces give the same numbers as one whole.
+    ``passes``: about how many times the work goes over ``x``'s bytes.
+    """
+    if x.ndim < 3:
+        fn((Ellipsis,))
+        return
+    axis = outer_axis(x, range(x.ndim - 2))
+    before = (slice(None),) * axis
+    parallel_for(get_array_module(x), x.shape[axis], passes * x.nbytes // max(x.shape[axis], 1),
+                 lambda start, stop: fn(before + (slice(start, stop),)))
+
+
 def _lowest(xp: Any, dtype: Any) -> Any:
     """The padding value of max pooling: −∞, or the smallest integer."""
     return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
@@ -81,10 +104,18 @@ def max_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, d
     """y = max over the kh·kw tap views of x padded with −∞; ``x`` is (..., H, W)."""
     xp = get_array_module(x)
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
-    out = None
-    for _, view in _taps(out_shape, kernel_size, stride, dilation):
-        out = framed[view].copy(order="K") if out is None else xp.maximum(out, framed[view], out=out)
+    out = empty_like_order(x, x.shape[:-2] + out_shape, x.dtype)
+
+    def pool(part: tuple) -> None:
+        framed = _padded(x[part], out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
+        piece = out[part]
+        for tap, view in _taps(out_shape, kernel_size, stride, dilation):
+            if tap == 0:
+                piece[...] = framed[view]
+            else:
+                xp.maximum(piece, framed[view], out=piece)
+
+    _by_planes(x, 2, pool)
     return out
 
 
@@ -182,29 +213,36 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
     """
     xp = get_array_module(grad_out)
     out_shape = out.shape[-2:]
-    framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
-    if grad_out.strides != out.strides:   # one copy into out's memory order beats mixed-order passes
-        grad_out = _like(out, grad_out)
+    size = _framed_size(x.shape[-2:], out_shape, kernel_size, stride, padding, dilation)
     overlapping = any(stride[a] < dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1))
     # Windows that tile the input exactly (2x2 stride 2 on an even size) write every element below.
-    tiling = all(stride[a] == kernel_size[a] and dilation[a] == 1 and out_shape[a] * stride[a] ==
-                 framed.shape[a - 2] for a in (0, 1))
-    make = xp.empty_like if tiling else xp.zeros_like
-    grad = make(framed, dtype=grad_out.dtype)   # in x's memory order, as `out` is
+    tiling = all(stride[a] == kernel_size[a] and dilation[a] == 1 and out_shape[a] * stride[a] == size[a]
+                 for a in (0, 1))
+    grad = empty_like_order(x, x.shape[:-2] + size, grad_out.dtype)   # in x's memory order, as `out` is
     last_tap = kernel_size[0] * kernel_size[1] - 1
-    taken = None
-    for tap, view in _taps(out_shape, kernel_size, stride, dilation):
-        hit = framed[view] == out
-        if taken is None:
-            taken = hit
-        else:
-            xp.greater(hit, taken, out=hit)          # hit and not taken before: ties go to the first tap
-            if tap < last_tap:
-                taken |= hit
-        if overlapping:
-            grad[view] += grad_where(hit, grad_out)
-        else:
-            grad[view] = grad_where(hit, grad_out)
+
+    def route(part: tuple) -> None:
+        framed = _padded(x[part], out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
+        maxima, delta, piece = out[part], grad_out[part], grad[part]
+        if delta.strides != maxima.strides:   # one copy into out's memory order beats mixed-order passes
+            delta = _like(maxima, delta)
+        if not tiling:
+            piece.fill(0)
+        taken = None
+        for tap, view in _taps(out_shape, kernel_size, stride, dilation):
+            hit = framed[view] == maxima
+            if taken is None:
+                taken = hit
+            else:
+                xp.greater(hit, taken, out=hit)          # hit and not taken before: ties go to the first tap
+                if tap < last_tap:
+                    taken |= hit
+            if overlapping:
+                piece[view] += grad_where(hit, delta)
+            else:
+                piece[view] = grad_where(hit, delta)
+
+    _by_planes(x, 2 + kernel_size[0] * kernel_size[1], route)
     height, width = x.shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
@@ -236,18 +274,27 @@ def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, c
     xp = get_array_module(x)
     one = (1, 1)
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, one, ceil_mode)
-    framed = _padded(x, out_shape, kernel_size, stride, padding, one, 0)
-    total = None
-    with ieee_results():                                  # inf + (−inf) = nan, silently, as in PyTorch
-        for _, view in _taps(out_shape, kernel_size, stride, one):
-            # summed in the input's memory order, not across it (docs/performance.md, average pooling)
-            total = framed[view].copy(order="K") if total is None else xp.add(total, framed[view], out=total)
     divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
                                  divisor_override, xp, x.dtype)
-    if x.dtype.kind != "f":
-        return _truncated_quotient(total, divisor)
-    total /= divisor
-    return total
+    # Summed in the input's memory order, not across it (docs/performance.md, average pooling).
+    out = empty_like_order(x, x.shape[:-2] + out_shape, x.dtype)
+
+    def pool(part: tuple) -> None:
+        framed = _padded(x[part], out_shape, kernel_size, stride, padding, one, 0)
+        total = out[part]
+        with ieee_results():                              # inf + (−inf) = nan, silently, as in PyTorch
+            for tap, view in _taps(out_shape, kernel_size, stride, one):
+                if tap == 0:
+                    total[...] = framed[view]
+                else:
+                    xp.add(total, framed[view], out=total)
+        if x.dtype.kind != "f":
+            total[...] = _truncated_quotient(total, divisor)
+        else:
+            total /= divisor
+
+    _by_planes(x, 2, pool)
+    return out
 
 
 def _truncated_quotient(total: Any, divisor: Any) -> Any:
@@ -266,11 +313,16 @@ def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, st
     out_shape = grad_out.shape[-2:]
     divisor = avg_pool2d_divisor(input_shape[-2:], out_shape, kernel_size, stride, padding,
                                  count_include_pad, divisor_override, xp, grad_out.dtype)
-    share = grad_out / divisor
-    zeros = filled_like_order(share, input_shape, 0, grad_out.dtype)   # added to in δ's memory order
-    grad = _padded(zeros, out_shape, kernel_size, stride, padding, one, 0)
-    for _, view in _taps(out_shape, kernel_size, stride, one):
-        grad[view] += share
+    size = _framed_size(input_shape[-2:], out_shape, kernel_size, stride, padding, one)
+    grad = empty_like_order(grad_out, tuple(input_shape[:-2]) + size, grad_out.dtype)  # added to in δ's order
+
+    def spread(part: tuple) -> None:
+        share, piece = grad_out[part] / divisor, grad[part]
+        piece.fill(0)
+        for _, view in _taps(out_shape, kernel_size, stride, one):
+            piece[view] += share
+
+    _by_planes(grad_out, 3 + kernel_size[0] * kernel_size[1], spread)
     height, width = input_shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
