@@ -7,6 +7,7 @@ libraries take turns, and the table shows medians over the rounds.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -16,9 +17,20 @@ import sys
 from typing import Any
 
 # Set on some machines to pin OpenBLAS to older kernels (older builds failed on newer processors).
-# A current NumPy runs slower under them and a user's laptop has neither, so the benchmarks drop
-# both for minigrad's worker unless asked to keep them (``--pinned-blas``).
+# A current NumPy runs slower under them and a user's laptop has neither, so by default the
+# benchmarks drop both from the measured processes (``--blas native``); ``--blas pinned`` keeps
+# them. Only the benchmarks' own worker processes are affected: never the tests, never CI.
 BLAS_PINNING = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+BLAS_SETTINGS = ("native", "pinned")
+
+
+def add_blas_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--blas native|pinned`` (and ``--pinned-blas``, short for ``--blas pinned``)."""
+    parser.add_argument("--blas", choices=BLAS_SETTINGS, default="native",
+                        help="native (default): the measured processes run without this machine's "
+                             f"{' / '.join(BLAS_PINNING)}; pinned: with them, as this machine sets them")
+    parser.add_argument("--pinned-blas", dest="blas", action="store_const", const="pinned",
+                        help="the same as --blas pinned")
 
 
 def blas_environment(threads: int, native: bool) -> dict:
@@ -31,14 +43,70 @@ def blas_environment(threads: int, native: bool) -> dict:
     return env
 
 
-def blas_kernel(env: dict) -> str:
-    """Which BLAS and processor kernel NumPy runs under ``env`` (needs threadpoolctl; else says so)."""
-    probe = ("import numpy, threadpoolctl\n"
-             "print(', '.join(f\"{i['internal_api']} {i.get('architecture', '?')}\" "
-             "for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))")
+def blas_setting(native: bool) -> str:
+    """In words: which of the two BLAS settings the measured processes run under."""
+    found = ", ".join(f"{name}={os.environ[name]}" for name in BLAS_PINNING if name in os.environ)
+    if native:
+        return f"BLAS setting: native ({found} removed)" if found else \
+            "BLAS setting: native (this machine sets no pinning)"
+    return f"BLAS setting: pinned ({found or 'this machine sets no pinning'})"
+
+
+def blas_info(env: dict) -> list:
+    """threadpoolctl's record of every BLAS NumPy loads under ``env`` (empty without threadpoolctl)."""
+    probe = ("import json, numpy, threadpoolctl\n"
+             "print(json.dumps([i for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas']))")
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
                                check=False)
-    return completed.stdout.strip() if completed.returncode == 0 else "unknown (pip install threadpoolctl)"
+    return json.loads(completed.stdout) if completed.returncode == 0 else []
+
+
+def blas_kernel(env: dict) -> str:
+    """Which BLAS, version, processor kernel and thread count NumPy runs under ``env``, in one line."""
+    infos = blas_info(env)
+    if not infos:
+        return "unknown (pip install threadpoolctl)"
+    return "; ".join(f"{i['internal_api']} {i.get('version') or '?'}, kernel "
+                     f"{i.get('architecture') or i.get('corename') or '?'}, {i['num_threads']} thread(s)"
+                     for i in infos)
+
+
+def blas_header(env: dict, native: bool) -> str:
+    """The line every benchmark prints: NumPy's BLAS for the measured processes, and the setting."""
+    return f"NumPy's BLAS: {blas_kernel(env)}. {blas_setting(native)}"
+
+
+# The benchmarks' own way to try another threshold for minigrad's thread pool without editing
+# minigrad/parallel.py: the driver puts it into its workers' environment, the minigrad worker applies it.
+CHUNK_VARIABLE = "MINIGRAD_BENCHMARK_MIN_CHUNK_BYTES"
+
+
+def add_chunk_argument(parser: argparse.ArgumentParser) -> None:
+    """``--min-chunk-bytes N``: minigrad's workers use N as ``minigrad.parallel.MIN_CHUNK_BYTES``."""
+    parser.add_argument("--min-chunk-bytes", type=int, default=None,
+                        help="minigrad's workers cut work into pieces of at least N bytes "
+                             "(default: minigrad.parallel.MIN_CHUNK_BYTES); for tuning it")
+
+
+def with_chunk_setting(env: dict, min_chunk_bytes: int | None) -> dict:
+    """``env`` carrying ``--min-chunk-bytes`` to the workers (unchanged without it)."""
+    return env if min_chunk_bytes is None else dict(env, **{CHUNK_VARIABLE: str(min_chunk_bytes)})
+
+
+def use_chunk_setting() -> str:
+    """In a minigrad worker: apply ``--min-chunk-bytes`` if the driver passed it; say what is used."""
+    from minigrad import parallel
+
+    if os.environ.get(CHUNK_VARIABLE):
+        parallel.MIN_CHUNK_BYTES = int(os.environ[CHUNK_VARIABLE])
+    return f"minigrad's MIN_CHUNK_BYTES: {parallel.MIN_CHUNK_BYTES}"
+
+
+def chunk_setting(env: dict) -> str:
+    """For a header: the threshold minigrad's workers run with under ``env``."""
+    value = env.get(CHUNK_VARIABLE)
+    return f"minigrad's MIN_CHUNK_BYTES: {value} (--min-chunk-bytes)" if value else \
+        "minigrad's MIN_CHUNK_BYTES: its default"
 
 
 def processor() -> str:

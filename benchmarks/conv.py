@@ -2,7 +2,7 @@
 
     python benchmarks/conv.py                      # all shapes, minigrad's default algorithm
     python benchmarks/conv.py --algorithm rot180 --rounds 5
-    python benchmarks/conv.py --pinned-blas        # keep this machine's OPENBLAS_CORETYPE for minigrad
+    python benchmarks/conv.py --blas pinned        # keep this machine's OPENBLAS_CORETYPE / _L2_SIZE
     python benchmarks/conv.py --threads 1 --clock cpu   # CPU seconds, 1 thread: steadier on a busy machine
     python benchmarks/conv.py --parts              # also time the im2col path's pieces one by one
 
@@ -26,7 +26,17 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import blas_environment, blas_kernel, processor, torch_available  # noqa: E402
+from _runner import (  # noqa: E402
+    add_blas_arguments,
+    add_chunk_argument,
+    blas_environment,
+    blas_header,
+    chunk_setting,
+    processor,
+    torch_available,
+    use_chunk_setting,
+    with_chunk_setting,
+)
 
 # (N, C_in, H, W, C_out, k, stride, padding, dilation, groups)
 SHAPES = [
@@ -78,12 +88,14 @@ def _torch_runner(shape: tuple, threads: int):
     return {"forward": forward, "forward+backward": forward_backward}
 
 
-def _minigrad_runner(shape: tuple, algorithm: str):
+def _minigrad_runner(shape: tuple, algorithm: str, threads: int):
     import numpy
 
     import minigrad as mg
     from minigrad.ops.conv import conv2d
 
+    mg.set_num_threads(threads)
+    use_chunk_setting()
     n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
     rng = numpy.random.default_rng(0)
 
@@ -122,7 +134,7 @@ def _parts_runner(shape: tuple) -> dict:
 
     from minigrad.ops.conv import algo_im2col_tuned as path
     from minigrad.ops.conv.algo_im2col import per_group
-    from minigrad.ops.conv.im2col import col2im_rows, im2col_rows, padded_source
+    from minigrad.ops.conv.im2col_threads import col2im_rows, im2col_rows, padded_source
 
     n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
     stride, padding, dilation, kernel = (stride, stride), (padding, padding), (dilation, dilation), (k, k)
@@ -186,7 +198,7 @@ def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
         if index not in runners:
             shape = SHAPES[index]
             make = (lambda s: _torch_runner(s, threads)) if library == "torch" else \
-                (lambda s: _minigrad_runner(s, algorithm))
+                (lambda s: _minigrad_runner(s, algorithm, threads))
             runners[index] = make(shape)
         if request["mode"] in PARTS and request["mode"] not in runners[index]:
             runners[index].update(_parts_runner(SHAPES[index]))
@@ -243,17 +255,18 @@ def main() -> None:
     parser.add_argument("--stat", choices=("median", "min"), default="median", help="how samples combine")
     parser.add_argument("--parts", action="store_true",
                         help="also time the im2col path's pieces alone (layout, im2col, GEMMs, col2im)")
-    parser.add_argument("--pinned-blas", action="store_true",
-                        help="keep this machine's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for minigrad")
+    add_blas_arguments(parser)
+    add_chunk_argument(parser)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.algorithm, args.threads, args.clock)
         return
 
-    env = blas_environment(args.threads, not args.pinned_blas)
+    native = args.blas == "native"
+    env = with_chunk_setting(blas_environment(args.threads, native), args.min_chunk_bytes)
     libraries = {"minigrad": Worker("minigrad", args, env)}
     if not args.no_torch and torch_available():
-        libraries["torch"] = Worker("torch", args, blas_environment(args.threads, False))
+        libraries["torch"] = Worker("torch", args, env)
     chosen = [int(s) for s in args.shapes.split(",")] if args.shapes else list(range(len(SHAPES)))
 
     parts = [i for i in chosen if args.parts and not _is_depthwise(SHAPES[i])]
@@ -272,8 +285,8 @@ def main() -> None:
 
     combine = statistics.median if args.stat == "median" else min
     print(f"minigrad algorithm={args.algorithm}, float32, {args.threads} thread(s), {args.clock} clock; "
-          f"minigrad's BLAS: {blas_kernel(env)}; {args.stat} of "
-          f"{args.rounds}x{args.number} calls; {processor()}")
+          f"{args.stat} of {args.rounds}x{args.number} calls; {processor()}")
+    print(f"{blas_header(env, native)}; {chunk_setting(env)}")
     header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28} {'mode':<17} {'minigrad ms':>11} {'GFLOP/s':>8}"
     if "torch" in libraries:
         header += f" {'torch ms':>9} {'GFLOP/s':>8} {'ratio':>6} {'goal':>5} {'ratio of mins':>13}"

@@ -7,7 +7,7 @@ arithmetic does not care). The model is built by the example's own ``make_model`
 medians are printed.
 
     python benchmarks/mnist.py [--rounds 5] [--steps 30] [--batch-size 64] [--threads 2]
-    python benchmarks/mnist.py --pinned-blas  # keep this machine's OPENBLAS_CORETYPE for minigrad
+    python benchmarks/mnist.py --blas pinned  # keep this machine's OPENBLAS_CORETYPE / _L2_SIZE
     python benchmarks/mnist.py --profile      # where minigrad's step spends its time
 """
 
@@ -26,12 +26,17 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _runner import (  # noqa: E402
+    add_blas_arguments,
+    add_chunk_argument,
     blas_environment,
-    blas_kernel,
+    blas_header,
+    chunk_setting,
     median_of,
     processor,
     run_interleaved,
     torch_available,
+    use_chunk_setting,
+    with_chunk_setting,
 )
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "mnist_cnn.py"
@@ -82,6 +87,8 @@ def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
         import minigrad as lib
         import minigrad.nn  # noqa: F401
         import minigrad.optim  # noqa: F401
+        lib.set_num_threads(threads)
+        use_chunk_setting()
         lib.memory.keep_freed_memory()  # as examples/mnist_cnn.py opts in
     model, optimizer, images, labels = setup(lib, batch_size)
     timed_steps(lib, model, optimizer, images, labels, 3)  # warm up: allocations, BLAS threads
@@ -90,16 +97,17 @@ def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
                       for phase, seconds in medians.items()}))
 
 
-def compare(rounds: int, steps: int, batch_size: int, threads: int, native_blas: bool) -> None:
+def compare(rounds: int, steps: int, batch_size: int, threads: int, native_blas: bool,
+            min_chunk_bytes: int | None) -> None:
     libraries = ["minigrad"] + (["torch"] if torch_available() else [])
-    environments = {"minigrad": blas_environment(threads, native_blas),
-                    "torch": blas_environment(threads, False)}
+    environment = with_chunk_setting(blas_environment(threads, native_blas), min_chunk_bytes)
+    environments = {"minigrad": environment, "torch": environment}
     extra_args = ["--steps", str(steps), "--batch-size", str(batch_size), "--threads", str(threads)]
     runs = run_interleaved(__file__, libraries, rounds, extra_args, environments)
     ms = {lib: median_of(runs[lib], "ms") for lib in libraries}
     print(f"MNIST CNN training step, batch {batch_size}: median of {rounds} interleaved rounds "
           f"(each the median of {steps} steps), each library in its own process, {threads} thread(s) each")
-    print(f"minigrad's BLAS: {blas_kernel(environments['minigrad'])}; {processor()}")
+    print(f"{blas_header(environment, native_blas)}; {chunk_setting(environment)}; {processor()}")
     print(f"{'':<12}{'minigrad ms':>13}{'torch ms':>10}{'ratio':>8}")
     for phase in PHASES:
         mine = ms["minigrad"][phase]
@@ -117,8 +125,8 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2, help="BLAS / PyTorch threads per library (2)")
     parser.add_argument("--profile", action="store_true", help="minigrad only: time spent per operation")
-    parser.add_argument("--pinned-blas", action="store_true",
-                        help="keep this machine's OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE for minigrad")
+    add_blas_arguments(parser)
+    add_chunk_argument(parser)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -127,7 +135,8 @@ def main() -> None:
         from _mnist_profile import profile
         profile(setup, args.steps, args.batch_size)
     else:
-        compare(args.rounds, args.steps, args.batch_size, args.threads, not args.pinned_blas)
+        compare(args.rounds, args.steps, args.batch_size, args.threads, args.blas == "native",
+                args.min_chunk_bytes)
 
 
 if __name__ == "__main__":

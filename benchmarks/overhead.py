@@ -4,7 +4,7 @@ Times (1) a forward+backward through a chain of many elementwise ops on 16-eleme
 tensors, where almost all the time is bookkeeping, and (2) a small MLP training
 step. Each library runs in its own process; rounds alternate; medians are printed.
 
-    python benchmarks/overhead.py [--ops 10000] [--rounds 5]
+    python benchmarks/overhead.py [--ops 10000] [--rounds 5] [--threads 2] [--blas native|pinned]
 """
 
 from __future__ import annotations
@@ -17,7 +17,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import median_of, run_interleaved, torch_available  # noqa: E402
+from _runner import (  # noqa: E402
+    add_blas_arguments,
+    blas_environment,
+    blas_header,
+    median_of,
+    processor,
+    run_interleaved,
+    torch_available,
+)
 
 
 def _chain(lib, n_ops: int) -> float:
@@ -67,12 +75,12 @@ def _mlp_step(lib, repeats: int) -> float:
     return (time.perf_counter() - start) / repeats
 
 
-def worker(library: str, n_ops: int) -> None:
+def worker(library: str, n_ops: int, threads: int) -> None:
     if library == "torch":
         import torch as lib
-        lib.set_num_threads(2)
     else:
         import minigrad as lib
+    lib.set_num_threads(threads)
     _chain(lib, 400)  # warm up
     chain = min(_chain(lib, n_ops) for _ in range(3))
     mlp = _mlp_step(lib, 20)
@@ -84,15 +92,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", type=int, default=10000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2, help="threads for each library (default 2)")
+    add_blas_arguments(parser)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.ops)
+        worker(args.worker, args.ops, args.threads)
         return
     libraries = ["minigrad"] + (["torch"] if torch_available() else [])
-    runs = run_interleaved(__file__, libraries, args.rounds, ["--ops", str(args.ops)])
+    native = args.blas == "native"
+    env = blas_environment(args.threads, native)
+    extra_args = ["--ops", str(args.ops), "--threads", str(args.threads)]
+    runs = run_interleaved(__file__, libraries, args.rounds, extra_args, {lib: env for lib in libraries})
     medians = {lib: median_of(runs[lib], "per_op_us") for lib in libraries}
-    print(f"median of {args.rounds} interleaved rounds, each library in its own process")
+    print(f"median of {args.rounds} interleaved rounds, each library in its own process, "
+          f"{args.threads} thread(s) each; {processor()}")
+    print(blas_header(env, native))
     print(f"{'benchmark':<44}{'minigrad':>12}{'torch':>12}{'ratio':>8}")
     labels = {"chain": f"chain of {args.ops} ops, fwd+bwd (µs/op)",
               "mlp": "MLP 784-128-64-10 step, batch 64 (µs)"}

@@ -29,8 +29,9 @@ from typing import Any
 import numpy
 
 from minigrad.backend import get_array_module
+from minigrad.parallel import parallel_for
 
-__all__ = ["contiguous_copy", "filled_like_order", "short_run_ufuncs"]
+__all__ = ["contiguous_copy", "empty_like_order", "filled_like_order", "short_run_ufuncs"]
 
 # NumPy's ufunc buffer (in elements) under short_run_ufuncs: below col2im's runs, above per-call costs.
 UFUNC_BUFFER_ELEMENTS = 1024
@@ -45,11 +46,17 @@ def contiguous_copy(array: Any) -> Any:
     if xp is not numpy or axis is None:
         return xp.array(array, order="C", copy=True)
     out = xp.empty(array.shape, dtype=array.dtype)
-    step = max(1, BLOCK_BYTES // (array.nbytes // array.shape[axis]))
+    slice_bytes = array.nbytes // array.shape[axis]
+    step = max(1, BLOCK_BYTES // slice_bytes)
     before = (slice(None),) * axis
-    for start in range(0, array.shape[axis], step):
-        block = before + (slice(start, start + step),)
-        out[block] = array[block]
+
+    def copy_blocks(first: int, last: int) -> None:
+        for start in range(first, last, step):
+            block = before + (slice(start, min(start + step, last)),)
+            out[block] = array[block]
+
+    # Ranges of blocks go to minigrad's threads (minigrad/parallel.py); each writes its own blocks.
+    parallel_for(xp, array.shape[axis], 2 * slice_bytes, copy_blocks)
     return out
 
 
@@ -60,10 +67,17 @@ def filled_like_order(template: Any, shape: tuple, fill: Any, dtype: Any) -> Any
     -ordered gradient and a C-ordered (N, C, H, W) buffer it is several times slower
     (docs/performance.md).
     """
+    filled = empty_like_order(template, shape, dtype)
+    filled.fill(fill)
+    return filled
+
+
+def empty_like_order(template: Any, shape: tuple, dtype: Any) -> Any:
+    """:func:`filled_like_order` without the filling: an uninitialised array of ``shape``."""
     xp = get_array_module(template)
     order = sorted(range(template.ndim), key=lambda axis: -abs(template.strides[axis]))
-    filled = xp.full(tuple(shape[axis] for axis in order), fill, dtype=dtype)
-    return filled.transpose(tuple(order.index(axis) for axis in range(template.ndim)))
+    empty = xp.empty(tuple(shape[axis] for axis in order), dtype=dtype)
+    return empty.transpose(tuple(order.index(axis) for axis in range(template.ndim)))
 
 
 def _blocking_axis(array: Any) -> int | None:

@@ -1,10 +1,12 @@
 """How many threads minigrad computes with: ``mg.set_num_threads(n)`` and ``mg.get_num_threads()``.
 
 minigrad's arithmetic runs in NumPy, and NumPy's matrix products (every convolution and linear
-layer) run on the threads of its BLAS library. ``set_num_threads`` limits that BLAS, through
-threadpoolctl, for the rest of the process, as ``torch.set_num_threads`` limits PyTorch's
-intra-op threads; ``get_num_threads`` says how many it uses. Nothing changes until a program
-calls ``set_num_threads``. On the GPU (CuPy) the number does not apply.
+layer) run on the threads of its BLAS library. The rest (copies, pooling, ReLU, the optimiser's
+update) runs in pieces on minigrad's own thread pool (``minigrad/parallel.py``), as many threads
+as the BLAS has. ``set_num_threads`` limits both, the BLAS through threadpoolctl, for the rest of
+the process, as ``torch.set_num_threads`` limits PyTorch's intra-op threads; ``get_num_threads``
+says how many they use. Until a program calls ``set_num_threads``, both use the BLAS's own
+count (the processor count where no BLAS is found). On the GPU (CuPy) the number does not apply.
 
 ``set_num_interop_threads`` / ``get_num_interop_threads`` exist for PyTorch's programs: minigrad
 runs one operation at a time, so the number is kept and reported, and changes nothing.
@@ -15,6 +17,8 @@ from __future__ import annotations
 import os
 
 from threadpoolctl import ThreadpoolController
+
+from minigrad import parallel
 
 __all__ = ["get_num_interop_threads", "get_num_threads", "set_num_interop_threads", "set_num_threads"]
 
@@ -31,10 +35,11 @@ def _positive_int(value: object, name: str) -> int:
 
 
 def set_num_threads(n: int) -> None:
-    """Compute with at most ``n`` threads (NumPy's BLAS), from now on in this process."""
+    """Compute with at most ``n`` threads (NumPy's BLAS and minigrad's pool), from now on in this process."""
     global _threads
     _threads = _positive_int(n, "set_num_threads")
     ThreadpoolController().limit(limits=_threads, user_api="blas")
+    parallel.resize(_threads)
 
 
 def get_num_threads() -> int:

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # by call site, with how often each runs per step. docs/gpu.md explains each.
 STEP_SYNCS = {
     ("bool()", "minigrad/ops/pool.py:_has_non_finite"): 2,        # once per max-pooling backward
-    ("bool()", "minigrad/ops/loss.py:check_class_target"): 1,     # cross-entropy's target range
+    ("bool()", "minigrad/ops/_checks/loss.py:check_class_target"): 1,  # cross-entropy's target range
 }
 
 

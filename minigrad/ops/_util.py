@@ -100,36 +100,49 @@ def xp_of(tensor: Tensor) -> Any:
 _SAME_WIDTH_INTEGERS = {2: "int16", 4: "int32", 8: "int64"}
 
 
-def grad_where(mask: Any, grad: Any) -> Any:
+def grad_where(mask: Any, grad: Any, out: Any = None) -> Any:
     """``grad`` where ``mask`` is true, else exactly 0: a backward that routes a gradient by a mask
     selects, never multiplies, so a nan or inf arriving where the mask is false gives 0 (NaN·0 = NaN),
     as in PyTorch.
 
     The same numbers as ``xp.where(mask, grad, 0)``. For floats it is done with bits — ``grad``'s bit
     pattern AND all-ones where ``mask`` is true, all-zeros (+0.0) where false — in two ufunc passes
-    that keep ``grad``'s memory order, because NumPy's ``where`` runs about 8x slower than a multiply
-    (see docs/performance.md).
+    that keep ``grad``'s memory order, because NumPy's ``where`` is much slower than a multiply
+    (docs/performance.md, "Selecting by a mask"). With ``out``, the result is written there.
     """
     xp = backend.get_array_module(grad)
     if grad.dtype.kind != "f":
-        return xp.where(mask, grad, grad.dtype.type(0))
+        return _written(xp.where(mask, grad, grad.dtype.type(0)), out)
     integers = _SAME_WIDTH_INTEGERS[grad.dtype.itemsize]
-    return _keep_bits(grad, xp.subtract(0, mask, dtype=integers))   # 0 − True = −1: every bit set
+    return _keep_bits(grad, xp.subtract(0, mask, dtype=integers), out)   # 0 − True = −1: every bit set
 
 
-def zero_where(mask: Any, values: Any) -> Any:
-    """``values``, but exactly 0 where ``mask`` is true: :func:`grad_where` of ``~mask``, one pass fewer."""
+def zero_where(mask: Any, values: Any, out: Any = None) -> Any:
+    """``values``, but exactly 0 where ``mask`` is true: :func:`grad_where` of ``~mask``, one pass fewer.
+
+    With ``out``, the result is written there."""
     xp = backend.get_array_module(values)
     if values.dtype.kind != "f":
-        return xp.where(mask, values.dtype.type(0), values)
+        return _written(xp.where(mask, values.dtype.type(0), values), out)
     integers = _SAME_WIDTH_INTEGERS[values.dtype.itemsize]
-    return _keep_bits(values, xp.subtract(mask, 1, dtype=integers))  # False − 1 = −1: every bit set
+    return _keep_bits(values, xp.subtract(mask, 1, dtype=integers), out)  # False − 1 = −1: every bit set
 
 
-def _keep_bits(values: Any, all_ones_or_zeros: Any) -> Any:
-    """``values``' bits AND an integer mask of all-ones (keep) or all-zeros (+0.0), in its memory order."""
+def _keep_bits(values: Any, all_ones_or_zeros: Any, out: Any = None) -> Any:
+    """``values``' bits AND an integer mask of all-ones (keep) or all-zeros (+0.0), in its memory order
+    (or into ``out``)."""
     xp = backend.get_array_module(values)
-    return xp.bitwise_and(values.view(all_ones_or_zeros.dtype), all_ones_or_zeros).view(values.dtype)
+    integers = all_ones_or_zeros.dtype
+    bits = None if out is None else out.view(integers)
+    return xp.bitwise_and(values.view(integers), all_ones_or_zeros, out=bits).view(values.dtype)
+
+
+def _written(result: Any, out: Any) -> Any:
+    """``result``, copied into ``out`` if one is given."""
+    if out is None:
+        return result
+    out[...] = result
+    return out
 
 
 def sign_array(xp: Any, x: Any) -> Any:

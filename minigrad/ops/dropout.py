@@ -9,12 +9,12 @@ The backward lets the gradient through exactly where the forward let values thro
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from minigrad import backend
 from minigrad.autograd.function import Function
 from minigrad.ops import inplace
+from minigrad.ops._checks import dropout as checks
 from minigrad.ops._util import grad_where, ieee_results, wrap
 from minigrad.random import Generator, default_generator
 from minigrad.tensor import Tensor
@@ -55,14 +55,11 @@ class Dropout(Function):
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,
             generator: Generator | None = None) -> Tensor:
     """``F.dropout``: identity unless ``training``; ``generator`` fixes the mask (minigrad's addition)."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if p != p:  # nan passes the check above in PyTorch too, and fails in its kernel
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    checks.check_probability(p)
+    checks.check_not_nan(p)
     if not training or p == 0:  # the identity, for any dtype
         return input
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"dropout expects a floating point input, got dtype {input.dtype.name}")
+    checks.check_floating(input)
     if inplace_:
         return inplace.apply(input, "dropout_", lambda t: Dropout.apply(t, p, generator))
     return Dropout.apply(input, p, generator)
@@ -72,25 +69,11 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bo
               generator: Generator | None = None) -> Tensor:
     """``F.dropout2d`` on (N, C, H, W): whole channels dropped; a 3-D input is read as (N, C, L), as
     PyTorch does today (with its warning), other sizes warn as deprecated."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if input.ndim == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
-                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel "
-                      "dim. This behavior will change in a future release to interpret the input as one "
-                      "without a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise "
-                      "dropout behavior, please switch to using dropout1d instead.", stacklevel=3)
-    elif input.ndim != 4:
-        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and "
-                      "will result in an error in a future release. To retain the behavior and silence this "
-                      "warning, please use dropout instead. Note that dropout2d exists to provide "
-                      "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and an "
-                      "optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=3)
+    checks.check_probability(p)
+    checks.warn_dropout2d_shape(input)
     if not training or p == 0:
         return input
-    if input.ndim < 2:
-        raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, but got input of "
-                           f"shape {list(input.shape)}")
+    checks.check_features(input)
     if inplace_:
         return inplace.apply(input, "dropout2d_", lambda t: Dropout.apply(t, p, generator, True))
     return Dropout.apply(input, p, generator, True)

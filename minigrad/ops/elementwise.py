@@ -27,6 +27,7 @@ from minigrad.ops._util import (
     xp_of,
     zero_where,
 )
+from minigrad.parallel import map_into
 from minigrad.tensor import Tensor
 
 
@@ -156,15 +157,25 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
         if a.dtype is _dtypes.bool:  # max(True, 0) has no meaning PyTorch accepts
             raise RuntimeError("Boolean inputs not supported for relu")
         x = a.array
-        # x where it is not negative: keeps -0.0 and nan, as PyTorch's (the backward's selection)
-        out = wrap(zero_where(x < 0, x))
+        # x where it is not negative: keeps -0.0 and nan, as PyTorch's (the backward's selection).
+        # Large arrays go in pieces on minigrad's threads (minigrad/parallel.py): the same numbers.
+        out = wrap(map_into(_relu, xp_of(a).empty_like(x), x, passes=3))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return wrap(zero_where(out.array <= 0, grad.array))  # PyTorch's threshold_backward: nan passes
+        g = grad.array
+        return wrap(map_into(_relu_backward, xp_of(grad).empty_like(g), out.array, g, passes=3))
+
+
+def _relu(x: Any, out: Any) -> Any:
+    return zero_where(x < 0, x, out=out)
+
+
+def _relu_backward(y: Any, grad: Any, out: Any) -> Any:
+    return zero_where(y <= 0, grad, out=out)   # PyTorch's threshold_backward: nan passes
 
 
 class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)

@@ -11,6 +11,7 @@ looked-up row whose p-norm exceeds it (as PyTorch's ``embedding_renorm_``).
 from __future__ import annotations
 
 from minigrad.autograd.function import Function
+from minigrad.ops._checks import embedding as checks
 from minigrad.ops._util import wrap, xp_of
 from minigrad.ops.indexing import scatter_add
 from minigrad.tensor import Tensor
@@ -45,34 +46,6 @@ class Embedding(Function):
         return None, wrap(grad_weight), None, None
 
 
-def _padding_index(padding_idx: int | None, num_embeddings: int) -> int | None:
-    """``padding_idx`` in [0, num_embeddings) (negative counts from the end); PyTorch asserts the range."""
-    if padding_idx is None:
-        return None
-    if not -num_embeddings <= padding_idx < num_embeddings:
-        raise AssertionError(f"Padding_idx must be within num_embeddings (got padding_idx={padding_idx} for "
-                             f"num_embeddings={num_embeddings})")
-    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
-
-
-def _check_indices(input: Tensor, weight: Tensor) -> None:  # noqa: A002 (PyTorch's name)
-    if not isinstance(input, Tensor):
-        raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if input.dtype.numpy.name not in ("int64", "int32"):
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar "
-                           f"types: Long, Int; but got {input.dtype} instead (while checking arguments for "
-                           f"embedding)")
-    if weight.ndim != 2:
-        raise RuntimeError(f"'weight' must be 2-D, but got weight of size {list(weight.shape)}")
-    index, size = input.array, weight.shape[0]
-    # CuPy would wrap an out-of-range index around instead of raising: check it here.
-    if index.size and bool(((index < 0) | (index >= size)).any()):
-        bad = index[(index < 0) | (index >= size)].reshape(-1)[0]
-        raise IndexError(f"index out of range in self: index {int(bad)} for an embedding of "
-                         f"{size} rows (weight of size {list(weight.shape)})")
-
-
 def renorm_rows_(weight: Tensor, input: Tensor, max_norm: float,  # noqa: A002 (PyTorch's name)
                  norm_type: float) -> None:
     """W[i] *= max_norm / (‖W[i]‖_p + 1e-7) for each looked-up row i whose p-norm exceeds max_norm."""
@@ -96,8 +69,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
 
     ``sparse=True`` (a sparse gradient) raises NotImplementedError: minigrad has no sparse tensors.
     """
-    padding_idx = _padding_index(padding_idx, weight.shape[0] if weight.ndim else 0)
-    _check_indices(input, weight)
+    padding_idx = checks.padding_index(padding_idx, weight.shape[0] if weight.ndim else 0)
+    checks.check_indices(input, weight)
     if sparse:
         raise NotImplementedError("embedding(sparse=True): minigrad has no sparse tensors; use sparse=False "
                                   "(a dense gradient)")

@@ -11,80 +11,23 @@ from typing import Any
 
 import numpy
 
-from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.ops._checks import indexing as checks
 from minigrad.ops._util import mark_view, wrap, xp_of
 from minigrad.tensor import Tensor
-
-
-def _is_advanced(part: Any) -> bool:
-    return hasattr(part, "shape") or isinstance(part, (list, tuple))
 
 
 def prepare_key(a: Tensor, key: Any) -> tuple:
     """The key with Tensors and lists turned into arrays of ``a``'s module, bounds checked.
 
     Returns ``(key, is_basic)``; ``is_basic`` means only ints, slices, None and Ellipsis
-    (a view, no repeated elements). Integer arrays are checked here because CuPy would
-    wrap an out-of-range index around instead of raising.
+    (a view, no repeated elements).
     """
-    xp = xp_of(a)
-    parts = key if isinstance(key, tuple) else (key,)
-    prepared, basic = [], True
-    dim = 0  # the dimension of ``a`` the next part indexes
-    explicit = sum(1 for p in parts if p is not None and p is not Ellipsis and not _is_bool_part(p))
-    explicit += sum(_bool_ndim(p) for p in parts if _is_bool_part(p))
-    for part in parts:
-        if isinstance(part, Tensor):
-            part = _on_device_of(a, part.array)
-        elif isinstance(part, (list, tuple, range)):   # ``a[range(n), target]``, as PyTorch's tutorials do
-            part = xp.asarray(list(part) if isinstance(part, range) else part)
-            # PyTorch reads a list as int64 unless it holds bools: ``a[[]]`` selects nothing (NumPy
-            # would make a float array of it) and ``a[[0.0, 1.7]]`` is ``a[[0, 1]]``
-            if part.size == 0 or part.dtype.kind == "f":
-                part = part.astype(numpy.int64)
-        elif isinstance(part, numpy.ndarray) or backend.device_of(part) != backend.CPU:
-            part = _on_device_of(a, part)  # a NumPy index array, as PyTorch accepts
-        if part is Ellipsis:
-            dim += a.ndim - explicit
-        elif part is None:
-            pass
-        elif isinstance(part, slice):
-            if part.step is not None and part.step < 0:  # NumPy would reverse; PyTorch refuses
-                raise ValueError(f"step must be greater than zero (got {part.step})")
-            dim += 1
-        elif hasattr(part, "dtype"):
-            basic = False
-            if part.dtype == bool:
-                _check_mask(a, part, dim)
-                dim += part.ndim
-            elif part.dtype.kind in "iu":
-                _check_bounds(a, part, dim)
-                dim += 1
-            else:
-                raise IndexError(f"tensors used as indices must be long, int, byte or bool tensors, "
-                                 f"got {part.dtype}")
-        elif isinstance(part, int):
-            if dim >= a.ndim:
-                raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-            size = a.shape[dim]
-            if not -size <= part < size:
-                raise IndexError(f"index {part} is out of bounds for dimension {dim} with size {size}")
-            dim += 1
-        elif isinstance(part, str):
-            raise TypeError(f"a tensor cannot be indexed by a string ({part!r})")
-        else:
-            raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean tensors are "
-                             f"valid indices (got {type(part).__name__})")
-        prepared.append(part)
-    if dim > a.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    if not basic:
-        _check_index_shapes(prepared)
-    if not basic and any(_is_integer(part) for part in prepared):
-        return SplitKey(prepared), basic
-    return tuple(prepared), basic
+    parts, basic = checks.key_parts(a, key)
+    if not basic and any(_is_integer(part) for part in parts):
+        return SplitKey(parts), basic
+    return tuple(parts), basic
 
 
 def _is_integer(part: Any) -> bool:
@@ -105,7 +48,8 @@ class SplitKey:
     __slots__ = ("first", "second")
 
     def __init__(self, parts: list):
-        first, second = [], []
+        first: list[Any] = []
+        second: list[Any] = []
         for part in parts:
             if _is_integer(part):
                 first.append(int(part))
@@ -131,64 +75,6 @@ def write(array: Any, key: Any, value: Any) -> None:
         array[key.first][key.second] = value
     else:
         array[key] = value
-
-
-def _on_device_of(a: Tensor, index: Any) -> Any:
-    """An index array on ``a``'s device. As in PyTorch, CPU indices may index a tensor on any
-    device (they are copied over); indices on a GPU can only index a tensor on that GPU."""
-    device = backend.device_of(index)
-    if device == a.device:
-        return index
-    if device != backend.CPU:
-        raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
-                           f"({a.device}), but got indices on {device}")
-    return backend.from_host(index, a.device)
-
-
-def _is_bool_part(part: Any) -> bool:
-    array = part.array if isinstance(part, Tensor) else part
-    return hasattr(array, "dtype") and array.dtype == bool
-
-
-def _bool_ndim(part: Any) -> int:
-    return (part.array if isinstance(part, Tensor) else part).ndim
-
-
-def _check_bounds(a: Tensor, index: Any, dim: int) -> None:
-    if dim >= a.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    size = a.shape[dim]
-    if index.size and bool(((index < -size) | (index >= size)).any()):
-        bad = index[(index < -size) | (index >= size)].reshape(-1)[0]
-        raise IndexError(f"index {int(bad)} is out of bounds for dimension {dim} with size {size}")
-
-
-def _check_mask(a: Tensor, mask: Any, dim: int) -> None:
-    if dim + mask.ndim > a.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {a.ndim} (a mask of shape "
-                         f"{list(mask.shape)} at dimension {dim} of a tensor of shape {list(a.shape)})")
-    for i, (n, m) in enumerate(zip(mask.shape, a.shape[dim:])):
-        if n != m:
-            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {i} does not match the "
-                             f"shape of the indexed tensor {list(a.shape)} at index {dim + i}")
-
-
-def _check_index_shapes(parts: list) -> None:
-    """The index arrays (a mask counts as one index per dimension) must broadcast together."""
-    arrays = [part for part in parts if hasattr(part, "dtype") and part.ndim]
-    if len(arrays) < 2:
-        return  # one array (even a mask of several dims) is consistent with itself
-    shapes = []
-    for part in arrays:
-        if part.dtype == bool:
-            shapes += [(int(part.sum()),)] * part.ndim
-        else:
-            shapes.append(tuple(part.shape))
-    try:
-        numpy.broadcast_shapes(*shapes)
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
-                         + ", ".join(str(list(shape)) for shape in shapes)) from None
 
 
 class GetItem(Function):
@@ -295,9 +181,10 @@ def mark_multi_output(piece: Tensor, node_name: str, index: int) -> Tensor:
     in place in a graph, whose node takes the name of PyTorch's one node for all pieces."""
     if piece._view is not None and piece._view.creation == "default":
         piece._view.creation = "multi_output"
-    if piece._grad_fn is not None:
-        piece._grad_fn._name = node_name
-        piece._grad_fn.piece_index = index  # for the error of an in-place change ("Output 1 of Split ...")
+    node: Any = piece._grad_fn  # a generated Node class: piece_index is this one's own attribute
+    if node is not None:
+        node._name = node_name
+        node.piece_index = index  # for the error of an in-place change ("Output 1 of Split ...")
     return piece
 
 

@@ -20,28 +20,21 @@ at the end (with a weight, it is composed of ordinary ops, as PyTorch composes i
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
+from minigrad.ops._checks import loss as checks
 from minigrad.ops._util import (
-    TORCH_TYPE_NAMES,
-    check_broadcast,
-    check_broadcast_shapes,
     grad_where,
     ieee_results,
-    not_implemented_for,
     sign_array,
     wrap,
     xp_of,
 )
 from minigrad.ops.softmax import log_softmax, log_softmax_array
 from minigrad.tensor import Tensor
-
-REDUCTIONS = ("none", "mean", "sum")
-
 
 # --- layout: classes last, one row per target ----------------------------------------------------
 
@@ -345,92 +338,17 @@ def _bce_unweighted(x: Any, y: Any) -> Any:
         return (y - 1) * xp.maximum(xp.log1p(-x), -100) - y * xp.maximum(xp.log(x), -100)
 
 
-# --- argument checks, with PyTorch's exception types and the shapes involved -------------------------
-
-def check_reduction(reduction: str) -> None:
-    if reduction not in REDUCTIONS + ("elementwise_mean",):
-        raise ValueError(f"{reduction} is not a valid value for reduction (expected 'none', 'mean' or 'sum')")
-
-
-def resolve_reduction(reduction: str) -> str:
-    """``reduction`` checked; PyTorch's deprecated 'elementwise_mean' is 'mean', with its warning."""
-    check_reduction(reduction)
-    if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=4)
-        return "mean"
-    return reduction
-
-
-def check_class_target(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int) -> None:
-    """Shapes (input (N, C, *) with target (N, *), or (C,) with () or (1,)), dtype int64, classes in range.
-
-    Checked in PyTorch's order, which decides the exception type when several are wrong: the input's
-    rank and the batch sizes (ValueError), the target's shape, its dtype, the weight (RuntimeError),
-    the class values (IndexError).
-    """
-    shapes = f"input of shape {list(input.shape)}, target of shape {list(target.shape)}"
-    if input.ndim == 0:
-        raise ValueError(f"Expected 1 or more dimensions (got 0) ({shapes})")
-    if input.ndim > 1:
-        batch = target.shape[0] if target.ndim else 0  # PyTorch counts a 0-d target as batch 0
-        if batch != input.shape[0]:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({batch}) ({shapes}).")
-    if input.ndim == 1:
-        if target.ndim > 1:
-            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported ({shapes}: an "
-                               f"unbatched input of shape (C,) takes a 0-dimensional target)")
-        if target.ndim == 1 and target.shape[0] != 1:
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
-                             f"{target.shape[0]} ({shapes})")
-    elif input.ndim == 2:
-        if target.ndim > 1:
-            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported ({shapes})")
-    elif tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
-        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}): "
-                           f"the target must have the input's shape without its class dimension 1")
-    if target.dtype.name not in ("int64", "uint8"):
-        raise RuntimeError(f"expected target dtype to be Long (int64) class indices, but got "
-                           f"{target.dtype.name} ({shapes})")
-    classes = input.shape[-1] if input.ndim == 1 else input.shape[1]
-    if weight is not None and tuple(weight.shape) != (classes,):
-        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes "
-                           f"but got weight tensor of shape: {list(weight.shape)}")
-    if weight is not None and weight.dtype != input.dtype:
-        raise RuntimeError(f"expected scalar type {input.dtype.name} but found {weight.dtype.name}: the "
-                           f"class weights must have the input's dtype")
-    t = target.array
-    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
-    if t.size and bool(bad.any()):  # checked here: CuPy would silently wrap a bad index around
-        value = int(t[bad].reshape(-1)[0])
-        raise IndexError(f"Target {value} is out of bounds. (Class indices must lie in [0, {classes - 1}] "
-                         f"for an input with {classes} classes, or equal ignore_index={ignore_index}.)")
-
-
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy of logits ``input`` (N, C, *) against class indices (N, *) or probabilities (N, C, *)."""
-    reduction = resolve_reduction(reduction)
-    if label_smoothing > 1.0:  # PyTorch checks only the upper end: ε ≤ 0 (or nan) means no smoothing
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    label_smoothing = label_smoothing if label_smoothing > 0 else 0.0
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"cross_entropy expects floating point logits, got {input.dtype.name}")
+    reduction = checks.resolve_reduction(reduction)
+    label_smoothing = checks.label_smoothing_argument(label_smoothing)
+    checks.check_floating_input("cross_entropy", "logits", input)
     if target.shape == input.shape:  # as PyTorch: equal shapes mean class probabilities, whatever the dtype
-        if not target.dtype.is_floating_point:
-            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                               f"{TORCH_TYPE_NAMES[target.dtype.name]} (a target of the input's shape "
-                               f"{list(input.shape)} holds probabilities; class indices have shape (N, *))")
-        if ignore_index >= 0:
-            raise RuntimeError("ignore_index is not supported for floating point target")
-        classes = input.shape[1 if input.ndim > 1 else 0]
-        if weight is not None and tuple(weight.shape) != (classes,):
-            raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} "
-                               f"classes or no classes but got weight tensor of shape: {list(weight.shape)}")
+        checks.check_probability_target(input, target, weight, ignore_index)
         dtype = result_type(input, target, *([] if weight is None else [weight]))  # as PyTorch's −Σ w q ℓ
         return CrossEntropyProbs.apply(input.to(dtype), target.to(dtype), weight, reduction, label_smoothing)
-    check_class_target(input, target, weight, ignore_index)
+    checks.check_class_target(input, target, weight, ignore_index)
     if label_smoothing == 0:  # PyTorch's graph: NllLossBackward0 after LogSoftmaxBackward0
         log_probabilities = log_softmax(input, 1 if input.ndim > 1 else 0)
         return NLL.apply(log_probabilities, target, weight, ignore_index, reduction)
@@ -440,82 +358,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of log-probabilities ``input`` (N, C, *) at class indices ``target`` (N, *)."""
-    reduction = resolve_reduction(reduction)
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"nll_loss expects floating point log-probabilities, "
-                                  f"got {input.dtype.name}")
-    check_class_target(input, target, weight, ignore_index)
+    reduction = checks.resolve_reduction(reduction)
+    checks.check_floating_input("nll_loss", "log-probabilities", input)
+    checks.check_class_target(input, target, weight, ignore_index)
     return NLL.apply(input, target, weight, ignore_index, reduction)
-
-
-def _check_weight_shape(name: str, weight: Tensor, input: Tensor) -> None:
-    """``weight`` must broadcast to the input's shape without enlarging it (PyTorch multiplies in place)."""
-    shape, given = tuple(input.shape), tuple(weight.shape)
-    try:
-        check_broadcast_shapes(shape, given)
-    except RuntimeError as error:
-        raise RuntimeError(f"{error}: {name} of shape {list(given)} does not broadcast to the input's "
-                           f"shape {list(shape)}") from None
-    ndim = max(len(shape), len(given))
-    a, b = (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(given)) + given
-    broadcast = tuple(n if n != 1 else m for n, m in zip(a, b))
-    if broadcast != shape:
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
-                           f"{list(broadcast)} ({name} of shape {list(given)} is larger than the input)")
-
-
-def _check_probabilities(input: Tensor, target: Tensor) -> None:
-    """Every input and target element in [0, 1] (nan is not), as PyTorch's kernel checks them in turn."""
-    x, y = input.array.reshape(-1), target.array.reshape(-1)
-    bad_x, bad_y = ~((x >= 0) & (x <= 1)), ~((y >= 0) & (y <= 1))
-    bad = bad_x | bad_y
-    if bad.size and bool(bad.any()):
-        first = int(bad.argmax())
-        name, values = ("input", x) if bool(bad_x[first]) else ("target", y)
-        raise RuntimeError(f"all elements of {name} should be between 0 and 1 (got {float(values[first])} at "
-                           f"flat index {first} of the {name} of shape {list(input.shape)})")
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
     """−w·[p·y·log σ(x) + (1 − y)·log(1 − σ(x))] for logits x, targets y of x's shape (stable for any x)."""
-    reduction = resolve_reduction(reduction)
-    if target.shape != input.shape:
-        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
-    if not input.dtype.is_floating_point:
-        raise not_implemented_for("log_sigmoid_cpu", input)
-    if target.dtype.name == "bool":
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-                           "`^` or `logical_xor()` operator instead. (binary_cross_entropy_with_logits "
-                           "computes 1 - target; give a floating point target)")
-    if not target.dtype.is_floating_point:
-        raise RuntimeError(f"result type {TORCH_TYPE_NAMES[input.dtype.name]} can't be cast to the desired "
-                           f"output type {TORCH_TYPE_NAMES[target.dtype.name]} (the target of dtype "
-                           f"{target.dtype.name} must be floating point, as the input of dtype "
-                           f"{input.dtype.name})")
-    if pos_weight is not None:
-        _check_weight_shape("pos_weight", pos_weight, input)
-    if weight is not None:
-        _check_weight_shape("weight", weight, input)
+    reduction = checks.resolve_reduction(reduction)
+    checks.check_bce_with_logits(input, target, weight, pos_weight)
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          reduction: str = "mean") -> Tensor:
     """−w·[y·log x + (1 − y)·log(1 − x)] for probabilities x in [0, 1] (logs clamped at −100)."""
-    reduction = resolve_reduction(reduction)
-    if target.shape != input.shape:
-        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
-                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
-    if weight is not None:
-        _check_weight_shape("weight", weight, input)
-    if target.dtype != input.dtype:
-        raise RuntimeError(f"Found dtype {TORCH_TYPE_NAMES[target.dtype.name]} but expected "
-                           f"{TORCH_TYPE_NAMES[input.dtype.name]} (binary_cross_entropy needs a target of "
-                           f"the input's dtype: input {input.dtype.name}, target {target.dtype.name})")
-    if not input.dtype.is_floating_point:
-        raise not_implemented_for("binary_cross_entropy", input)
-    _check_probabilities(input, target)
+    reduction = checks.resolve_reduction(reduction)
+    checks.check_bce(input, target, weight)
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
@@ -546,20 +407,11 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
     With ``weight`` (input's shape): w ⊙ (input − target)², and 'mean' is Σ w (x − y)² / Σ w,
     composed of ordinary ops (as PyTorch composes it).
     """
-    reduction = resolve_reduction(reduction)
-    if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
-        raise NotImplementedError(f"mse_loss is not implemented for integer tensors (got {input.dtype.name} "
-                                  f"and {target.dtype.name})")
-    if input.shape != target.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=3)
-    check_broadcast(input, target)
+    reduction = checks.resolve_reduction(reduction)
+    checks.check_mse(input, target)
     if weight is None:
         return MseLoss.apply(input, target, reduction)
-    if weight.shape != input.shape:
-        raise ValueError(f"Weights and input must have the same size (weight of shape "
-                         f"{list(weight.shape)}, input of shape {list(input.shape)}).")
+    checks.check_mse_weight(weight, input)
     diff = input - target
     squared = diff * diff * weight
     if reduction == "none":
@@ -640,29 +492,10 @@ class HuberLoss(_DifferenceLoss):
         return xp.clip(d, -delta, delta)
 
 
-def _check_regression(kernel: str, input: Tensor, target: Tensor) -> None:
-    """A floating operand (PyTorch's ``kernel`` has none for integers), and a warning (then broadcasting)
-    when the shapes differ, as ``mse_loss``."""
-    if not (input.dtype.is_floating_point or target.dtype.is_floating_point):
-        raise not_implemented_for(kernel, input)
-    _check_shapes(input, target, stacklevel=5)
-
-
-def _check_shapes(input: Tensor, target: Tensor, stacklevel: int = 4) -> None:
-    """``stacklevel`` counts the frames down to the user's call (through ``F``)."""
-    if input.shape != target.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=stacklevel)
-    check_broadcast(input, target)
-
-
 def _weighted(losses: Tensor, weight: Tensor, reduction: str, normalise: bool) -> Tensor:
     """w ⊙ losses, reduced, composed of ordinary ops as PyTorch composes it; 'mean' is Σ w·loss / Σ w
     when ``normalise`` (l1_loss), the plain mean of w·loss otherwise (huber_loss)."""
-    if weight.shape != losses.shape:
-        raise ValueError(f"Weights and input must have the same size. (weight of shape {list(weight.shape)}, "
-                         f"input of shape {list(losses.shape)})")
+    checks.check_loss_weight(weight, losses)
     weighted = losses * weight
     if reduction == "none":
         return weighted
@@ -673,12 +506,8 @@ def _weighted(losses: Tensor, weight: Tensor, reduction: str, normalise: bool) -
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error |input − target|, reduced by 'mean', 'sum' or 'none' (optionally weighted)."""
-    reduction = resolve_reduction(reduction)
-    if not (input.dtype.is_floating_point or target.dtype.is_floating_point) and reduction == "mean":
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
-                           f"point or complex dtype. Got: {TORCH_TYPE_NAMES[input.dtype.name]} (l1_loss of "
-                           f"integer tensors: use reduction='sum' or 'none', or floating point tensors)")
-    _check_shapes(input, target)  # integers are fine here: |x − y| summed or not reduced stays integer
+    reduction = checks.resolve_reduction(reduction)
+    checks.check_l1(input, target, reduction)
     if weight is None:
         return L1Loss.apply(input, target, reduction, None)
     return _weighted(L1Loss.apply(input, target, "none", None), weight, reduction, normalise=True)
@@ -686,10 +515,9 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tens
 
 def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """½d²/β where |d| < β, else |d| − ½β (d = input − target); β = 0 is the L1 loss."""
-    reduction = resolve_reduction(reduction)
-    if beta < 0:
-        raise RuntimeError(f"smooth_l1_loss does not support negative values for beta. (got beta={beta})")
-    _check_regression("smooth_l1_cpu", input, target)
+    reduction = checks.resolve_reduction(reduction)
+    checks.check_beta(beta)
+    checks.check_regression("smooth_l1_cpu", input, target)
     if beta == 0:
         return L1Loss.apply(input, target, reduction, None)
     return SmoothL1Loss.apply(input, target, reduction, float(beta))
@@ -698,10 +526,9 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """½d² where |d| < δ, else δ(|d| − ½δ) (d = input − target): δ times smooth_l1_loss with β = δ."""
-    reduction = resolve_reduction(reduction)
-    if delta <= 0:
-        raise RuntimeError(f"huber_loss does not support non-positive values for delta. (got delta={delta})")
-    _check_regression("huber_cpu", input, target)
+    reduction = checks.resolve_reduction(reduction)
+    checks.check_delta(delta)
+    checks.check_regression("huber_cpu", input, target)
     if weight is None:
         return HuberLoss.apply(input, target, reduction, float(delta))
     return _weighted(HuberLoss.apply(input, target, "none", float(delta)), weight, reduction, normalise=False)
@@ -735,11 +562,8 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: b
     ('sum'), averaged over every element ('mean') or over the first dimension ('batchmean'), or not reduced.
     The operands broadcast."""
     if reduction != "batchmean":
-        reduction = resolve_reduction(reduction)
-    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
-        raise RuntimeError(f"kl_div: Integral inputs not supported. (input of dtype {input.dtype.name}, "
-                           f"target of dtype {target.dtype.name})")
-    check_broadcast(input, target)
+        reduction = checks.resolve_reduction(reduction)
+    checks.check_kl_div(input, target)
     if log_target:
         pointwise = target.exp() * (target - input)
     else:

@@ -18,10 +18,10 @@ backward is three reductions and one elementwise expression instead of a dozen n
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from minigrad.autograd.function import Function
+from minigrad.ops._checks import normalization as checks
 from minigrad.ops._util import not_implemented_for, wrap, xp_of
 from minigrad.tensor import Tensor
 
@@ -89,12 +89,6 @@ def _update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Any, 
     running_var.mul_(1 - momentum).add_(wrap(unbiased), alpha=momentum)
 
 
-def _check_channel_vector(name: str, value: Tensor | None, channels: int) -> None:
-    if value is not None and tuple(value.shape) != (channels,):
-        raise RuntimeError(f"batch_norm: {name} should contain {channels} elements (one per channel of the "
-                           f"input), but got a tensor of shape {list(value.shape)}")
-
-
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -102,21 +96,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
     In training, the running estimates (if given) are updated in place with ``momentum``.
     """
-    if input.ndim < 2:
-        raise ValueError(f"batch_norm expects an input of at least 2 dimensions (N, C, ...), but got "
-                         f"input of shape {list(input.shape)}")
-    channels = input.shape[1]
-    for name, value in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                        ("bias", bias)):
-        _check_channel_vector(name, value, channels)
-    if training:
-        if input.shape[0] * math.prod(input.shape[2:]) == 1:   # one value per channel: no variance
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"{input.shape}")
-        if (running_mean is None) != (running_var is None):
-            raise RuntimeError("batch_norm: running_mean and running_var must both be given or both be None")
-    elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    checks.check_batch_norm(input, running_mean, running_var, weight, bias, training)
     if input.numel() == 0:
         return _empty_batch_norm(input, weight, bias)
     return BatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training), momentum, eps)

@@ -17,11 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad._arguments import pair_argument
-from minigrad._layout import filled_like_order
+from minigrad._layout import empty_like_order, filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import grad_where, ieee_results, not_implemented_for
+from minigrad.ops._checks import pool as checks
+from minigrad.ops._util import grad_where, ieee_results
 from minigrad.ops.conv.geometry import Pair, integer_size, window
+from minigrad.parallel import outer_axis, parallel_for
 from minigrad.tensor import Tensor
 
 __all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
@@ -47,12 +49,18 @@ def _output_shape(shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair, 
     return height, width
 
 
+def _framed_size(input_size: Pair, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
+                 dilation: Pair) -> Pair:
+    """(H, W) of the input framed by ``padding`` on each side, plus what a ceil_mode window overhangs."""
+    needed = [(out_shape[a] - 1) * stride[a] + dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1)]
+    return (max(needed[0], input_size[0] + 2 * padding[0]), max(needed[1], input_size[1] + 2 * padding[1]))
+
+
 def _padded(x: Any, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
             fill: Any) -> Any:
     """``x`` framed by ``fill``: ``padding`` on each side, plus what a ceil_mode window overhangs."""
     height, width = x.shape[-2:]
-    needed = [(out_shape[a] - 1) * stride[a] + dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1)]
-    size = (max(needed[0], height + 2 * padding[0]), max(needed[1], width + 2 * padding[1]))
+    size = _framed_size((height, width), out_shape, kernel_size, stride, padding, dilation)
     if size == (height, width):
         return x
     framed = filled_like_order(x, x.shape[:-2] + size, fill, x.dtype)   # in x's memory order
@@ -68,6 +76,22 @@ def _taps(out_shape: Pair, kernel_size: Pair, stride: Pair, dilation: Pair) -> A
             yield i * kernel_size[1] + j, (Ellipsis, rows, window(j * dilation[1], out_shape[1], stride[1]))
 
 
+def _by_planes(x: Any, passes: int, fn: Any) -> None:
+    """``fn(part)`` for index tuples ``part`` that cut the leading (batch, channel) axes of ``x`` into
+    pieces, run concurrently on minigrad's threads (``minigrad/parallel.py``) where ``x`` is large.
+
+    Every (H, W) plane is pooled on its own, so the pieces give the same numbers as one whole.
+    ``passes``: about how many times the work goes over ``x``'s bytes.
+    """
+    if x.ndim < 3:
+        fn((Ellipsis,))
+        return
+    axis = outer_axis(x, range(x.ndim - 2))
+    before = (slice(None),) * axis
+    parallel_for(get_array_module(x), x.shape[axis], passes * x.nbytes // max(x.shape[axis], 1),
+                 lambda start, stop: fn(before + (slice(start, stop),)))
+
+
 def _lowest(xp: Any, dtype: Any) -> Any:
     """The padding value of max pooling: −∞, or the smallest integer."""
     return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
@@ -80,15 +104,23 @@ def max_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, d
     """y = max over the kh·kw tap views of x padded with −∞; ``x`` is (..., H, W)."""
     xp = get_array_module(x)
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
-    out = None
-    for _, view in _taps(out_shape, kernel_size, stride, dilation):
-        out = framed[view].copy(order="K") if out is None else xp.maximum(out, framed[view], out=out)
+    out = empty_like_order(x, x.shape[:-2] + out_shape, x.dtype)
+
+    def pool(part: tuple) -> None:
+        framed = _padded(x[part], out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
+        piece = out[part]
+        for tap, view in _taps(out_shape, kernel_size, stride, dilation):
+            if tap == 0:
+                piece[...] = framed[view]
+            else:
+                xp.maximum(piece, framed[view], out=piece)
+
+    _by_planes(x, 2, pool)
     return out
 
 
-def _first_valid_tap(out_shape: Pair, input_size: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
-                     dilation: Pair, xp: Any) -> Any:
+def _first_valid_tap(out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+                     xp: Any) -> Any:
     """For each output, the first tap in scan order that lies inside the input (not the padding)."""
     first = []
     for axis in (0, 1):
@@ -109,7 +141,7 @@ def max_pool2d_taps(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dila
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
     framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
     best = xp.full(x.shape[:-2] + out_shape, _lowest(xp, x.dtype), dtype=x.dtype)
-    chosen = _first_valid_tap(out_shape, x.shape[-2:], kernel_size, stride, padding, dilation, xp)
+    chosen = _first_valid_tap(out_shape, kernel_size, stride, padding, dilation, xp)
     chosen = xp.broadcast_to(chosen.astype(xp.int32), best.shape).copy()
     for tap, view in _taps(out_shape, kernel_size, stride, dilation):
         values = framed[view]
@@ -181,29 +213,36 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
     """
     xp = get_array_module(grad_out)
     out_shape = out.shape[-2:]
-    framed = _padded(x, out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
-    if grad_out.strides != out.strides:   # one copy into out's memory order beats mixed-order passes
-        grad_out = _like(out, grad_out)
+    size = _framed_size(x.shape[-2:], out_shape, kernel_size, stride, padding, dilation)
     overlapping = any(stride[a] < dilation[a] * (kernel_size[a] - 1) + 1 for a in (0, 1))
     # Windows that tile the input exactly (2x2 stride 2 on an even size) write every element below.
-    tiling = all(stride[a] == kernel_size[a] and dilation[a] == 1 and out_shape[a] * stride[a] ==
-                 framed.shape[a - 2] for a in (0, 1))
-    make = xp.empty_like if tiling else xp.zeros_like
-    grad = make(framed, dtype=grad_out.dtype)   # in x's memory order, as `out` is
+    tiling = all(stride[a] == kernel_size[a] and dilation[a] == 1 and out_shape[a] * stride[a] == size[a]
+                 for a in (0, 1))
+    grad = empty_like_order(x, x.shape[:-2] + size, grad_out.dtype)   # in x's memory order, as `out` is
     last_tap = kernel_size[0] * kernel_size[1] - 1
-    taken = None
-    for tap, view in _taps(out_shape, kernel_size, stride, dilation):
-        hit = framed[view] == out
-        if taken is None:
-            taken = hit
-        else:
-            xp.greater(hit, taken, out=hit)          # hit and not taken before: ties go to the first tap
-            if tap < last_tap:
-                taken |= hit
-        if overlapping:
-            grad[view] += grad_where(hit, grad_out)
-        else:
-            grad[view] = grad_where(hit, grad_out)
+
+    def route(part: tuple) -> None:
+        framed = _padded(x[part], out_shape, kernel_size, stride, padding, dilation, _lowest(xp, x.dtype))
+        maxima, delta, piece = out[part], grad_out[part], grad[part]
+        if delta.strides != maxima.strides:   # one copy into out's memory order beats mixed-order passes
+            delta = _like(maxima, delta)
+        if not tiling:
+            piece.fill(0)
+        taken = None
+        for tap, view in _taps(out_shape, kernel_size, stride, dilation):
+            hit = framed[view] == maxima
+            if taken is None:
+                taken = hit
+            else:
+                xp.greater(hit, taken, out=hit)          # hit and not taken before: ties go to the first tap
+                if tap < last_tap:
+                    taken |= hit
+            if overlapping:
+                piece[view] += grad_where(hit, delta)
+            else:
+                piece[view] = grad_where(hit, delta)
+
+    _by_planes(x, 2 + kernel_size[0] * kernel_size[1], route)
     height, width = x.shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
@@ -235,18 +274,27 @@ def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, c
     xp = get_array_module(x)
     one = (1, 1)
     out_shape = _output_shape(x.shape, kernel_size, stride, padding, one, ceil_mode)
-    framed = _padded(x, out_shape, kernel_size, stride, padding, one, 0)
-    total = None
-    with ieee_results():                                  # inf + (−inf) = nan, silently, as in PyTorch
-        for _, view in _taps(out_shape, kernel_size, stride, one):
-            # The sum in the input's memory order: a C-ordered one was written across it, 5-10x slower.
-            total = framed[view].copy(order="K") if total is None else xp.add(total, framed[view], out=total)
     divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
                                  divisor_override, xp, x.dtype)
-    if x.dtype.kind != "f":
-        return _truncated_quotient(total, divisor)
-    total /= divisor
-    return total
+    # Summed in the input's memory order, not across it (docs/performance.md, average pooling).
+    out = empty_like_order(x, x.shape[:-2] + out_shape, x.dtype)
+
+    def pool(part: tuple) -> None:
+        framed = _padded(x[part], out_shape, kernel_size, stride, padding, one, 0)
+        total = out[part]
+        with ieee_results():                              # inf + (−inf) = nan, silently, as in PyTorch
+            for tap, view in _taps(out_shape, kernel_size, stride, one):
+                if tap == 0:
+                    total[...] = framed[view]
+                else:
+                    xp.add(total, framed[view], out=total)
+        if x.dtype.kind != "f":
+            total[...] = _truncated_quotient(total, divisor)
+        else:
+            total /= divisor
+
+    _by_planes(x, 2, pool)
+    return out
 
 
 def _truncated_quotient(total: Any, divisor: Any) -> Any:
@@ -258,18 +306,23 @@ def _truncated_quotient(total: Any, divisor: Any) -> Any:
 
 
 def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
-                        ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Any:
-    """dx: every tap's view receives δ / divisor."""
+                        count_include_pad: bool, divisor_override: int | None) -> Any:
+    """dx: every tap's view receives δ / divisor (δ's shape gives the output's, so no ``ceil_mode``)."""
     xp = get_array_module(grad_out)
     one = (1, 1)
     out_shape = grad_out.shape[-2:]
     divisor = avg_pool2d_divisor(input_shape[-2:], out_shape, kernel_size, stride, padding,
                                  count_include_pad, divisor_override, xp, grad_out.dtype)
-    share = grad_out / divisor
-    zeros = filled_like_order(share, input_shape, 0, grad_out.dtype)   # added to in δ's memory order
-    grad = _padded(zeros, out_shape, kernel_size, stride, padding, one, 0)
-    for _, view in _taps(out_shape, kernel_size, stride, one):
-        grad[view] += share
+    size = _framed_size(input_shape[-2:], out_shape, kernel_size, stride, padding, one)
+    grad = empty_like_order(grad_out, tuple(input_shape[:-2]) + size, grad_out.dtype)  # added to in δ's order
+
+    def spread(part: tuple) -> None:
+        share, piece = grad_out[part] / divisor, grad[part]
+        piece.fill(0)
+        for _, view in _taps(out_shape, kernel_size, stride, one):
+            piece[view] += share
+
+    _by_planes(grad_out, 3 + kernel_size[0] * kernel_size[1], spread)
     height, width = input_shape[-2:]
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
@@ -280,42 +333,6 @@ def _pool_pair(value: Any, name: str, function: str) -> Pair:
     """An int or a sequence of one or two ints, as the pair (along height, along width)."""
     return pair_argument(value, name, function, "{function}: {name} must either be a single int, or a tuple "
                                                 "of two ints, but got {name}={values}")
-
-
-def _check_dtype(x: Tensor, function: str) -> None:
-    """max_pool2d takes every dtype but bool; avg_pool2d floats and int64 (as PyTorch on the CPU)."""
-    kind, name = x.dtype.numpy.kind, x.dtype.numpy.name
-    supported = kind != "b" if function == "max_pool2d" else kind == "f" or name == "int64"
-    if not supported:
-        raise not_implemented_for(function, x)
-
-
-def _check_pool(x: Tensor, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
-                ceil_mode: bool) -> None:
-    """PyTorch's pool2d_shape_check, with its messages."""
-    if x.ndim not in (3, 4) or 0 in x.shape[-3:]:
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got input of "
-                           f"size {list(x.shape)}")
-    if min(kernel_size) <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel_size[0]} "
-                           f"kW: {kernel_size[1]}")
-    if min(stride) <= 0:
-        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
-    if min(dilation) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
-                           f"dilationW: {dilation[1]}")
-    if min(padding) < 0:
-        raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
-    for axis in (0, 1):
-        if padding[axis] > (dilation[axis] * (kernel_size[axis] - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={padding[axis]}, kernel_size={kernel_size[axis]} and "
-                               f"dilation={dilation[axis]}")
-    out = _output_shape(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    if min(out) < 1:
-        c, h, w = x.shape[-3:]
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
-                           f"({c}x{out[0]}x{out[1]}). Output size is too small")
 
 
 class MaxPool2dFunction(Function):
@@ -357,7 +374,9 @@ class AvgPool2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        grad = avg_pool2d_backward(grad_output.array, tuple(ctx.input_shape), *ctx.settings)
+        kernel_size, stride, padding, _, count_include_pad, divisor_override = ctx.settings
+        grad = avg_pool2d_backward(grad_output.array, tuple(ctx.input_shape), kernel_size, stride, padding,
+                                   count_include_pad, divisor_override)
         return Tensor(grad), None, None, None, None, None, None
 
 
@@ -373,8 +392,10 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
     stride = kernel_size if stride is None or stride == [] or stride == () else \
         _pool_pair(stride, "stride", name)
     padding, dilation = _pool_pair(padding, "padding", name), _pool_pair(dilation, "dilation", name)
-    _check_pool(input, kernel_size, stride, padding, dilation, ceil_mode)
-    _check_dtype(input, name)
+    checks.check_pool(input, kernel_size, stride, padding, dilation)
+    checks.check_output_size(input, _output_shape(input.shape, kernel_size, stride, padding, dilation,
+                                                  ceil_mode))
+    checks.check_dtype(input, name)
     return MaxPool2dFunction.apply(input, kernel_size, stride, padding, dilation, bool(ceil_mode),
                                    bool(return_indices))
 
@@ -387,20 +408,18 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
     Floating point, or int64 (each mean rounded toward zero, as PyTorch does).
     """
     name = "avg_pool2d"
-    if input.ndim < 3:  # PyTorch reads the channel count, size(-3), before any check: an IndexError
-        raise IndexError(f"Dimension out of range (got -3 for an input of {input.ndim} dimensions): "
-                         f"avg_pool2d expects (C, H, W) or (N, C, H, W), but got input of size "
-                         f"{list(input.shape)}")
+    checks.check_has_channels(input)
     kernel_size = _pool_pair(kernel_size, "kernel_size", name)
     stride = kernel_size if stride is None or stride == [] or stride == () else \
         _pool_pair(stride, "stride", name)
     padding = _pool_pair(padding, "padding", name)
     if divisor_override is not None:
         divisor_override = integer_size(divisor_override, "divisor_override", name, "int")
-    _check_pool(input, kernel_size, stride, padding, (1, 1), ceil_mode)
-    _check_dtype(input, name)
-    if divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
+    checks.check_pool(input, kernel_size, stride, padding, (1, 1))
+    checks.check_output_size(input, _output_shape(input.shape, kernel_size, stride, padding, (1, 1),
+                                                  ceil_mode))
+    checks.check_dtype(input, name)
+    checks.check_divisor(divisor_override)
     return AvgPool2dFunction.apply(input, kernel_size, stride, padding, bool(ceil_mode),
                                    bool(count_include_pad), divisor_override)
 
@@ -428,28 +447,6 @@ def _window_taps(xp: Any, size: int, out: int) -> Any:
     longest = max((e - s for s, e in zip(starts, ends)), default=1)
     taps = xp.asarray(starts)[:, None] + xp.arange(longest)
     return xp.minimum(taps, xp.asarray(ends)[:, None] - 1)
-
-
-def _adaptive_size(input: Tensor, output_size: Any, function: str) -> Pair:  # noqa: A002 (PyTorch's name)
-    """``output_size`` (int, pair, None entries keep the input's size) as a pair, after PyTorch's checks."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{function}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 2
-    if len(sizes) != 2:
-        raise RuntimeError(f"{function}: output_size must be 2 (got output_size={list(sizes)})")
-    sizes = tuple(input.shape[axis - 2] if s is None else integer_size(s, "output_size", function)
-                  for axis, s in enumerate(sizes))
-    if min(sizes) < 0:
-        raise RuntimeError(f"{function}: elements of output_size must be greater than or equal to 0 but "
-                           f"received {{{sizes[0]}, {sizes[1]}}}")
-    for axis in (-2, -1):
-        if input.shape[axis] == 0:
-            raise RuntimeError(f"{function}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with dimension "
-                               f"{input.ndim + axis} being empty")
-    if not input.dtype.is_floating_point:
-        raise not_implemented_for(function, input)
-    return sizes
 
 
 class AdaptiveAvgPool2dFunction(Function):
@@ -557,7 +554,7 @@ def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> A
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
     """Mean over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_avg_pool2d``."""
-    size = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    size = checks.adaptive_size(input, output_size, "adaptive_avg_pool2d")
     if tuple(size) == (1, 1) and input.dtype.is_floating_point:  # PyTorch takes the mean: MeanBackward1
         return input.mean((-2, -1), keepdim=True)
     return AdaptiveAvgPool2dFunction.apply(input, size)
@@ -567,5 +564,5 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002 (PyTorch'
                         return_indices: bool = False) -> Any:
     """Max over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_max_pool2d``;
     with ``return_indices``, also each maximum's flat index into its H·W input plane."""
-    size = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    size = checks.adaptive_size(input, output_size, "adaptive_max_pool2d")
     return AdaptiveMaxPool2dFunction.apply(input, size, bool(return_indices))

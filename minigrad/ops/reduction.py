@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import builtins
 import math
-import warnings
 from typing import Any
 
 from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.ops._checks import reduction as checks
 from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
     grad_where,
@@ -64,19 +64,8 @@ class Sum(Function):
         return wrap(_expand_back(grad, ctx)), None, None, None
 
 
-def _dims_given(dim: Any, keepdim: bool, name: str) -> Any:
-    """``dim``, or None (all dims) when it was left out; ``keepdim`` without a dim is PyTorch's TypeError."""
-    if dim is not ALL_DIMS:
-        return dim
-    if keepdim:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool), but "
-                        f"expected one of: {name}(*, dtype=None) or {name}(dim, keepdim=False, *, "
-                        f"dtype=None): keepdim needs a dim (None for all dims)")
-    return None
-
-
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
-    axes = reduction_axes(_dims_given(dim, keepdim, "sum"), a.ndim)
+    axes = reduction_axes(checks.dims_given(dim, keepdim, "sum"), a.ndim)
     out = Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
     return out if dim is ALL_DIMS else named_node(out, "SumBackward1")
 
@@ -101,12 +90,10 @@ class Mean(Function):
 
 
 def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    dim = _dims_given(dim, keepdim, "mean")
+    dim = checks.dims_given(dim, keepdim, "mean")
     if dtype is not None:
         a = a.to(_dtypes.dtype_argument(dtype, "mean"))
-    if not a.dtype.is_floating_point:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
-                           f"point or complex dtype. Got: {a.dtype.name}")
+    checks.check_mean_dtype(a)
     out = Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
     return out if dim is None else named_node(out, "MeanBackward1")
 
@@ -167,35 +154,13 @@ class Std(Function):
         return wrap(_var_backward(ctx, grad_var, a)), None, None, None
 
 
-def _correction(unbiased: Any, correction: Any) -> float:
-    if correction is not None:
-        if unbiased is not None:  # PyTorch has no signature taking both
-            raise TypeError(f"var()/std() take unbiased or correction, not both (got unbiased={unbiased}, "
-                            f"correction={correction})")
-        return correction
-    return 0 if unbiased is False else 1
-
-
-def _check_degrees_of_freedom(a: Tensor, axes: tuple | None, keepdim: bool, correction: float,
-                              name: str) -> None:
-    """PyTorch's UserWarning when N - correction <= 0 (N = input numel / output numel, or 0)."""
-    kept = tuple(1 if axes is None or i in axes else n for i, n in enumerate(a.shape))
-    out_numel = product(kept)
-    count = a.numel() // out_numel if out_numel else 0
-    if count - correction <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      f"reduction factor (input numel divided by output numel); got {count} element(s) "
-                      f"and correction={correction}.", UserWarning, stacklevel=4)
-
-
 def _var_or_std(function: type[Function], name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
                 correction: Any) -> Tensor:
     if isinstance(dim, bool):  # var(unbiased) positional form
         dim, unbiased = None, dim
-    if not a.dtype.is_floating_point:
-        raise RuntimeError(f"std and var only support floating point and complex dtypes, got {a.dtype.name}")
-    axes, correction = reduction_axes(dim, a.ndim), _correction(unbiased, correction)
-    _check_degrees_of_freedom(a, axes, keepdim, correction, name)
+    checks.check_var_dtype(a)
+    axes, correction = reduction_axes(dim, a.ndim), checks.correction_argument(unbiased, correction)
+    checks.check_degrees_of_freedom(a, axes, correction, name)
     return function.apply(a, axes, keepdim, correction)
 
 
@@ -207,22 +172,6 @@ def var(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
 def std(a: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     return _var_or_std(Std, "std", a, dim, unbiased, keepdim, correction)
-
-
-_NO_DIM = "{}(): Expected reduction dim to be specified for input.numel() == 0 (input of shape {}). " \
-          "Specify the reduction dim with the 'dim' argument."
-_EMPTY_DIM = "{}(): Expected reduction dim {} to have non-zero size (input of shape {})."
-
-
-def _check_not_empty(a: Tensor, dim: Any, axes: tuple | None, name: str) -> None:
-    """A max or min over no elements has no value: PyTorch raises (RuntimeError without a dim,
-    IndexError naming the first empty reduced dim as given); reducing the other dims is fine."""
-    if axes is None and a.numel() == 0:
-        raise RuntimeError(_NO_DIM.format(name, list(a.shape)))
-    given = dim if isinstance(dim, (tuple, list)) else (dim,)
-    for d, axis in zip(given, axes or ()):
-        if a.shape[axis] == 0:
-            raise IndexError(_EMPTY_DIM.format(name, d, list(a.shape)))
 
 
 # PyTorch's node names: max() and min() of all elements are the second overloads of max and min.
@@ -274,7 +223,7 @@ class MaxDim(Function):
     def forward(ctx, a, axis, keepdim, name):
         array = a.array
         if array.shape and array.shape[axis] == 0:
-            raise IndexError(_EMPTY_DIM.format(name, axis, list(array.shape)))
+            raise IndexError(checks.EMPTY_DIM.format(name, axis, list(array.shape)))
         xp = xp_of(a)
         arg = array.argmax(axis=axis) if name == "max" else array.argmin(axis=axis)
         arg = xp.expand_dims(arg, axis) if array.ndim else arg
@@ -307,82 +256,43 @@ def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
     if isinstance(dim, Tensor):  # max(a, b): elementwise
         return elementwise.maximum(a, dim) if name == "max" else elementwise.minimum(a, dim)
     if dim is None:
-        if keepdim:  # PyTorch has no max(keepdim=True) without a dim
-            raise TypeError(f"{name}() received keepdim=True without a dim: pass the dim to reduce")
-        _check_not_empty(a, None, None, name)
+        checks.check_all_dims(a, keepdim, name)
         return Amax.apply(a, None, False, name)
-    _check_int_dim(dim, name)
-    values, indices = MaxDim.apply(a, _one_axis(dim, a.ndim), keepdim, name)
+    checks.check_int_dim(dim, name)
+    values, indices = MaxDim.apply(a, checks.one_axis(dim, a.ndim), keepdim, name)
     return getattr(return_types, name)(values, indices)
-
-
-def _one_axis(dim: Any, ndim: int) -> int:
-    """The one axis ``dim`` names, checked against ``ndim`` (a 0-d tensor takes 0 or -1, as its axis 0)."""
-    axes = reduction_axes(dim, ndim)
-    return axes[0] if axes else 0
-
-
-def _check_int_dim(dim: Any, name: str) -> None:
-    """max(dim), min(dim), argmax and argmin reduce one dim: a tuple would silently use only its first."""
-    if not isinstance(dim, int) and not hasattr(dim, "__index__"):
-        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
 
 
 def max(a: Tensor, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:  # noqa: A001
     """``max(a)``: the largest value; ``max(a, dim)``: named tuple (values, indices); ``max(a, b)``."""
-    return _max_or_min(a, _dim_or_other(dim, other, "max"), keepdim, "max")
+    return _max_or_min(a, checks.dim_or_other(dim, other, "max"), keepdim, "max")
 
 
 def min(a: Tensor, dim: Any = None, keepdim: bool = False, *, other: Tensor | None = None) -> Any:  # noqa: A001
-    return _max_or_min(a, _dim_or_other(dim, other, "min"), keepdim, "min")
-
-
-def _dim_or_other(dim: Any, other: Any, name: str) -> Any:
-    """``max(a, other=b)`` is ``max(a, b)``; a dim as well is no signature PyTorch has."""
-    if other is None:
-        return dim
-    if dim is not None or not isinstance(other, Tensor):
-        raise TypeError(f"{name}() takes a dim or another Tensor (other=), not "
-                        f"dim={dim!r} and other={type(other).__name__}")
-    return other
+    return _max_or_min(a, checks.dim_or_other(dim, other, "min"), keepdim, "min")
 
 
 def amax(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axes = None if dim in ((), [], None) else reduction_axes(dim, a.ndim)
-    _check_not_empty(a, dim, axes, "amax")
+    checks.check_not_empty(a, dim, axes, "amax")
     return Amax.apply(a, axes, keepdim, "amax")
 
 
 def amin(a: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     axes = None if dim in ((), [], None) else reduction_axes(dim, a.ndim)
-    _check_not_empty(a, dim, axes, "amin")
+    checks.check_not_empty(a, dim, axes, "amin")
     return Amax.apply(a, axes, keepdim, "amin")
 
 
-def _check_reducible(a: Tensor, dim: Any, name: str) -> None:
-    """An arg-reduction of an empty tensor raises PyTorch's IndexError unless ``dim`` has a size."""
-    if dim is None:
-        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0 "
-                         f"(input of shape {list(a.shape)}).")
-    axis = _one_axis(dim, a.ndim)
-    if a.ndim == 0 or a.shape[axis] == 0:
-        raise IndexError(_EMPTY_DIM.format(name, dim, list(a.shape)))
-
-
 def _arg_extreme(a: Tensor, dim: Any, keepdim: bool, name: str) -> Tensor:
-    if a.dtype == _dtypes.bool:
-        raise RuntimeError(f"{name}(): does not support bool input")
-    if dim is not None:
-        _check_int_dim(dim, name)
+    checks.check_arg_extreme(a, dim, name)
     array = a.array
-    if array.size == 0:
-        _check_reducible(a, dim, name)
     if dim is None:
         out = getattr(array.reshape(-1), name)()
         if keepdim:
             out = out.reshape((1,) * array.ndim)
     else:
-        axis = _one_axis(dim, a.ndim)
+        axis = checks.one_axis(dim, a.ndim)
         out = getattr(array, name)(axis=axis, keepdims=keepdim) if array.ndim else getattr(array, name)()
     return wrap(xp_of(a).asarray(out).astype(_dtypes.int64.numpy, copy=False))
 
@@ -449,7 +359,7 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
     if dim is None and keepdim:
         raise TypeError("prod() received keepdim=True without a dim: pass the dim to reduce")
     if dim is not None:
-        _check_int_dim(dim, "prod")
+        checks.check_int_dim(dim, "prod")
     axes = None if dim is None else reduction_axes(dim, a.ndim)
     return Prod.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "prod"))
 
@@ -477,9 +387,9 @@ class Cumsum(Function):
 
 
 def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    _check_int_dim(dim, "cumsum")
+    checks.check_int_dim(dim, "cumsum")
     dtype = None if dtype is None else _dtypes.dtype_argument(dtype, "cumsum")
-    return Cumsum.apply(a, _one_axis(dim, a.ndim), dtype)
+    return Cumsum.apply(a, checks.one_axis(dim, a.ndim), dtype)
 
 
 class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0

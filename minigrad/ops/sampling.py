@@ -11,7 +11,6 @@ sample, the reparameterisation trick).
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 import numpy
@@ -21,7 +20,8 @@ from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops import inplace
-from minigrad.ops._util import TORCH_TYPE_NAMES, wrap
+from minigrad.ops._checks import sampling as checks
+from minigrad.ops._util import wrap
 from minigrad.random import Generator, generator_argument
 from minigrad.tensor import Tensor
 
@@ -43,33 +43,18 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  
       exactly as drawing one at a time and removing it (the Gumbel-top-k trick). Categories of
       weight 0 arrive last (in index order, as PyTorch's).
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    checks.check_input_tensor(input, "multinomial")
     num_samples = int_argument(num_samples, "multinomial", "num_samples", position=2)
     replacement = bool_argument(replacement, "multinomial", "replacement", position=3)
     rng = generator_argument(generator, "multinomial").rng
-    if input.ndim not in (1, 2):
-        raise RuntimeError(f"prob_dist must be 1 or 2 dim, got a {input.ndim}-D tensor of shape "
-                           f"{list(input.shape)}")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{TORCH_TYPE_NAMES[input.dtype.name]}")
-    if num_samples <= 0:
-        raise RuntimeError(f"cannot sample n_sample <= 0 samples (num_samples={num_samples})")
-    categories = input.shape[-1]
-    if not replacement and num_samples > categories:
-        raise RuntimeError(f"cannot sample n_sample > prob_dist.size(-1) samples without replacement "
-                           f"(num_samples={num_samples}, categories={categories})")
+    checks.check_multinomial(input, num_samples, replacement)
     xp = backend.get_array_module(input.array)
+    categories = input.shape[-1]
     rows = input.shape[0] if input.ndim == 2 else 1
-    if categories == 0 and rows > 0:
-        raise RuntimeError(f"cannot sample from distributions with no categories (prob_dist of shape "
-                           f"{list(input.shape)})")
     if rows == 0:
         return Tensor(xp.zeros((0, num_samples), dtype=xp.int64))
     weights = input.array.reshape(rows, categories).astype(xp.float64)
-    _check_distributions(xp, weights)
+    checks.check_distributions(xp, weights)
     if replacement:
         uniforms = backend.from_host(rng.random((rows, num_samples)), input.device)
         indices = _with_replacement(xp, weights, uniforms)
@@ -77,19 +62,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,  
         arrivals = backend.from_host(rng.standard_exponential(weights.shape), input.device)
         indices = _without_replacement(xp, weights, arrivals, num_samples)
     return Tensor(indices.reshape((*input.shape[:-1], num_samples)))
-
-
-def _check_distributions(xp: Any, weights: Any) -> None:
-    """PyTorch's errors for a row that is not a distribution (one host sync for both checks)."""
-    if weights.size == 0:
-        return
-    bad_values = ~xp.all(xp.isfinite(weights) & (weights >= 0))
-    bad_sums = xp.any(weights.sum(axis=1) <= 0)
-    bad = backend.to_host(xp.stack([bad_values, bad_sums]))
-    if bad[0]:
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if bad[1]:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
 
 
 def _with_replacement(xp: Any, weights: Any, uniforms: Any) -> Any:
@@ -159,13 +131,6 @@ class Bernoulli(Function):  # PyTorch's node: BernoulliBackward0
         return zeros(ctx.shape, dtype=ctx.dtype, device=grad.device), None
 
 
-def _check_std(std: Any) -> None:
-    smallest = float(backend.to_host(std.array).min()) if isinstance(std, Tensor) and std.numel() else std
-    # a complex std is Python's TypeError from ``>=``, on purpose
-    if isinstance(smallest, Number) and not smallest >= 0.0:  # type: ignore[operator]
-        raise RuntimeError(f"normal expects all elements of std >= 0.0, but found std {smallest}")
-
-
 def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Normal samples: ``normal(mean, std, size)`` with numbers gives a tensor of ``size``;
@@ -178,49 +143,20 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
 
     rng = generator_argument(generator, "normal").rng
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
-        if size is None:
-            raise TypeError("normal() received an invalid combination of arguments: with a float mean and "
-                            "std, give the size of the result (normal(mean, std, size))")
-        for name, value in (("mean", mean), ("std", std)):
-            if not isinstance(value, Number) or isinstance(value, bool):
-                raise TypeError(f"normal(): argument '{name}' must be float, not {type(value).__name__}")
-        _check_std(std)
+        checks.check_normal_numbers(mean, std, size)
         target = _dtype(dtype, "normal")
-        if not target.is_floating_point:
-            raise NotImplementedError(f"normal is not implemented for {target.name}: it draws floating point "
-                                      f"numbers")
+        checks.check_floating_dtype(target)
         shape = _size((size,) if isinstance(size, int) else tuple(size), "normal", None)
         host = rng.normal(float(mean), float(std), size=shape).astype(target.numpy)
         return _finish(host, device, requires_grad, "normal")
-    if size is not None:
-        raise TypeError("normal(): size= is only accepted with a float mean and std; with a tensor, the "
-                        "result takes its shape")
+    checks.check_normal_tensors(mean, std, size)
     like = mean if isinstance(mean, Tensor) else std
-    if not like.dtype.is_floating_point:
-        raise NotImplementedError(f"normal is not implemented for {like.dtype.name} tensors: it draws "
-                                  f"floating point numbers")
-    _check_std(std)
     mean_t = mean if isinstance(mean, Tensor) else Tensor(backend.from_host(
         numpy.asarray(mean, dtype=like.dtype.numpy), like.device))
     std_t = std if isinstance(std, Tensor) else Tensor(backend.from_host(
         numpy.asarray(std, dtype=like.dtype.numpy), like.device))
-    if mean_t.device != std_t.device:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{mean_t.device} and {std_t.device}! (normal)")
-    try:
-        numpy.broadcast_shapes(mean_t.shape, std_t.shape)
-    except ValueError:
-        raise RuntimeError(f"normal: the shapes of mean {list(mean_t.shape)} and std {list(std_t.shape)} "
-                           f"do not broadcast") from None
+    checks.check_mean_and_std(mean_t, std_t)
     return Normal.apply(mean_t, std_t, rng, _dtypes.promote_types(mean_t.dtype, std_t.dtype))
-
-
-def _probabilities(p: Any, function: str) -> numpy.ndarray:
-    host = backend.to_host(p.array) if isinstance(p, Tensor) else numpy.asarray(p, dtype=numpy.float64)
-    if host.size and not ((host >= 0) & (host <= 1)).all():  # NaN fails both tests, as in PyTorch
-        bad = host[~((host >= 0) & (host <= 1))].reshape(-1)[0]
-        raise RuntimeError(f"{function}: expected all probabilities p to be in [0, 1], but found p = {bad}")
-    return host
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None) -> Tensor:  # noqa: A002
@@ -229,16 +165,12 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = Non
     ``mg.bernoulli(mg.full((3,), 0.5))`` flips three fair coins. With ``p`` given, every
     element uses probability ``p`` instead (``input`` only gives the shape and dtype).
     """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+    checks.check_input_tensor(input, "bernoulli")
     rng = generator_argument(generator, "bernoulli").rng
     if p is not None:
         return bernoulli_(input.detach().clone(), p, generator=generator)
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"bernoulli_tensor_cpu_self_" not implemented for '
-                                  f"'{input.dtype.name}' (probabilities must be a floating point tensor)")
-    _probabilities(input, "bernoulli")
+    checks.check_bernoulli_input(input)
+    checks.probabilities(input, "bernoulli")
     return Bernoulli.apply(input, rng)
 
 
@@ -246,7 +178,7 @@ def bernoulli_(a: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -
     """Fill ``a`` in place with 0/1 samples, 1 with probability ``p`` (a number, or a tensor that
     broadcasts to ``a``)."""
     rng = generator_argument(generator, "bernoulli_").rng
-    host = _probabilities(p, "bernoulli_")
+    host = checks.probabilities(p, "bernoulli_")
     try:
         draws = rng.random(a.shape) < numpy.broadcast_to(host, a.shape)
     except ValueError:

@@ -13,9 +13,6 @@ scatter_add of the gradient, and the backward of a scatter is a gather of it.
 
 from __future__ import annotations
 
-import math
-import operator
-from numbers import Number, Real
 from typing import Any
 
 import numpy  # dtype metadata only (iinfo, finfo), never tensor data
@@ -24,8 +21,9 @@ from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.ops import indexing, inplace
+from minigrad.ops._checks import scatter as checks
 from minigrad.ops._util import product, wrap, xp_of
-from minigrad.tensor import Tensor, _normalize_dim
+from minigrad.tensor import Tensor
 
 # --- the key ----------------------------------------------------------------------------------
 
@@ -179,12 +177,12 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     Differentiable in input: its gradient is the output's scattered back, added where an index
     repeats. ``sparse_grad=True`` is accepted; the gradient is dense (minigrad has no sparse tensors).
     """
-    dim = _dim_of("gather", input, dim)
-    _check_index_type("gather", index)
+    dim = checks.dim_argument("gather", input, dim)
+    checks.check_index_type("gather", index)
     if index.numel():
-        _check_index_dtype("gather", index)
-        _check_gather_shapes(input, dim, index)
-        _check_bounds(index, _size(input, dim), dim)
+        checks.check_index_dtype("gather", index)
+        checks.check_gather_shapes(input, dim, index)
+        checks.check_bounds(index, checks.size_along(input, dim), dim)
     return Gather.apply(input, _integer(index), dim)
 
 
@@ -198,14 +196,14 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     (as in PyTorch). Differentiable: dinput = dout with the written positions zeroed, dsrc =
     dout.gather(dim, index). ``reduce=`` is not implemented (NotImplementedError; use scatter_add).
     """
-    src, value = _src_or_value("scatter", input, src, value, reduce)
+    src, value = checks.src_or_value("scatter", src, value, reduce)
     return _scatter(input, dim, index, src, value)
 
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,  # noqa: A002
              reduce: str | None = None) -> Tensor:
     """In-place :func:`scatter`: recorded as PyTorch records it (a leaf that requires grad refuses)."""
-    src, value = _src_or_value("scatter_", input, src, value, reduce)
+    src, value = checks.src_or_value("scatter_", src, value, reduce)
     return inplace.apply(input, "scatter_", lambda t: _scatter(t, dim, index, src, value), src)
 
 
@@ -215,13 +213,13 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor: 
     ``out[index[i][j]][j] += src[i][j]`` for dim 0, ``out[i][index[i][j]] += src[i][j]`` for dim 1.
     Shapes and dtypes as for :func:`scatter`. Differentiable: dinput = dout, dsrc = dout.gather(dim, index).
     """
-    _check_src_type("scatter_add", src)
+    checks.check_src_type("scatter_add", src)
     return _scatter(input, dim, index, src, None, add=True)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
     """In-place :func:`scatter_add`, recorded as PyTorch records it."""
-    _check_src_type("scatter_add_", src)
+    checks.check_src_type("scatter_add_", src)
     return inplace.apply(input, "scatter_add_", lambda t: _scatter(t, dim, index, src, None, add=True), src)
 
 
@@ -232,33 +230,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     It is :func:`scatter_add` with ``index`` spread over ``source``'s other dimensions, so it is
     differentiated as that is: dinput = dout, dsource = alpha · dout.index_select(dim, index).
     """
-    _check_index_type("index_add", index)
-    _check_src_type("index_add", source)
-    dim = _dim_of("index_add", input, dim)
-    if index.ndim > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
-                         f"size: {list(index.shape)}")
-    _check_index_dtype("index_add_", index)
+    dim = checks.check_index_add(input, dim, index, source)
     count = index.numel()
-    along = source.shape[dim] if source.ndim > dim else 1
-    if along != count:
-        raise RuntimeError(f"index_add_(): Number of indices ({count}) should be equal to "
-                           f"source.size(dim): ({along}), for dim: {dim}")
-    others_differ = any(source.shape[d] != input.shape[d] for d in range(input.ndim) if d != dim)
-    if source.ndim != input.ndim or others_differ:
-        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified "
-                           f"dimension. Got self.shape = {list(input.shape)} source.shape = "
-                           f"{list(source.shape)}")
-    if count:
-        positions = index.array.reshape(-1)
-        low, high = int(positions.min()), int(positions.max())
-        if low < 0 or high >= input.shape[dim]:
-            bad = low if low < 0 else high
-            message = f"index {bad} is out of bounds for dimension {dim} with size {input.shape[dim]}"
-            # PyTorch's 1-D kernel reports it as an indexing error, the others as a RuntimeError
-            if input.ndim == 1:
-                raise IndexError(f"index out of range in self: {message}")
-            raise RuntimeError(message)
     spread = [1] * input.ndim
     spread[dim] = count
     spread_index = index.reshape(spread).expand(*source.shape)
@@ -273,20 +246,18 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha:
 
 def _scatter(a: Tensor, dim: int, index: Tensor, src: Tensor | None, value: Any, add: bool = False) -> Tensor:
     """Checks in PyTorch's order, then Scatter (or ScatterAdd) on ``a``."""
-    dim = _dim_of("scatter", a, dim)
-    _check_index_type("scatter", index)
+    dim = checks.dim_argument("scatter", a, dim)
+    checks.check_index_type("scatter", index)
     if index.numel():
-        _check_index_dtype("scatter", index)
-    if src is not None and src.dtype is not a.dtype:
-        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype (self is "
-                           f"{a.dtype.name}, src is {src.dtype.name})")
+        checks.check_index_dtype("scatter", index)
+    checks.check_src_dtype(a, src)
     if index.numel():
-        _check_scatter_shapes(a, dim, index, src)
-        _check_bounds(index, _size(a, dim), dim)
+        checks.check_scatter_shapes(a, dim, index, src)
+        checks.check_bounds(index, checks.size_along(a, dim), dim)
     index = _integer(index)
     if add:
         return ScatterAdd.apply(a, index, src, dim)
-    return Scatter.apply(a, index, src, dim, None if src is not None else _as_value(value, a))
+    return Scatter.apply(a, index, src, dim, None if src is not None else checks.value_argument(value, a))
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -294,148 +265,11 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
     ``tensor`` holds int64 class values; ``num_classes=-1`` means ``tensor.max() + 1``.
     """
-    if not isinstance(tensor, Tensor):
-        raise TypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(tensor).__name__}")
-    if isinstance(num_classes, bool) or not isinstance(num_classes, (int, numpy.integer, Tensor)):
-        raise TypeError(f"one_hot(): argument 'num_classes' (position 2) must be int, not "
-                        f"{type(num_classes).__name__}")
-    num_classes = int(num_classes)
-    if tensor.dtype is not _dtypes.int64:
-        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor "
-                           f"(got a {tensor.dtype.name} tensor)")
+    num_classes = checks.one_hot_classes(tensor, num_classes)
     xp = xp_of(tensor)
-    classes = tensor.array
-    if classes.size == 0:
-        if num_classes <= 0:
-            raise RuntimeError(f"Can not infer total number of classes from empty tensor (shape "
-                               f"{list(tensor.shape)}, num_classes={num_classes}).")
-        return wrap(xp.zeros((*classes.shape, num_classes), dtype=numpy.int64))
-    low, high = int(classes.min()), int(classes.max())
-    if low < 0:
-        raise RuntimeError(f"Class values must be non-negative (got {low}).")
-    if num_classes == -1:
-        num_classes = high + 1
-    elif num_classes <= high:
-        raise RuntimeError(f"Class values must be smaller than num_classes (got {high} with "
-                           f"num_classes={num_classes}).")
-    return wrap((classes[..., None] == xp.arange(num_classes)).astype(numpy.int64))
-
-
-# --- checks -------------------------------------------------------------------------------------
-
-def _size(t: Tensor, d: int) -> int:
-    """t.size(d), with a 0-d tensor counted as one of size 1 (PyTorch's ensure_nonempty_size)."""
-    return t.shape[d] if t.ndim else 1
+    return wrap((tensor.array[..., None] == xp.arange(num_classes)).astype(numpy.int64))
 
 
 def _integer(index: Tensor) -> Tensor:
     """``index``, or as int64 if it is an empty index of another dtype (PyTorch checks no empty index)."""
     return index if index.dtype in (_dtypes.int64, _dtypes.int32) else index.long()
-
-
-def _dim_of(function: str, a: Tensor, dim: Any) -> int:
-    try:
-        dim = operator.index(dim)
-    except TypeError:
-        raise TypeError(f"{function}(): argument 'dim' must be int, not {type(dim).__name__}") from None
-    return _normalize_dim(dim, a.ndim)
-
-
-def _check_index_type(function: str, index: Any) -> None:
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{function}(): argument 'index' must be Tensor, not {type(index).__name__}")
-
-
-def _check_src_type(function: str, src: Any) -> None:
-    if not isinstance(src, Tensor):
-        raise TypeError(f"{function}(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
-
-
-def _check_index_dtype(function: str, index: Tensor) -> None:
-    if index.dtype not in (_dtypes.int64, _dtypes.int32):
-        raise RuntimeError(f"{function}(): Expected dtype int32/int64 for index (got {index.dtype.name}, "
-                           f"index of shape {list(index.shape)})")
-
-
-def _check_gather_shapes(a: Tensor, dim: int, index: Tensor) -> None:
-    ndim = max(a.ndim, 1)
-    if max(index.ndim, 1) != ndim:
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as input tensor (index "
-                           f"{list(index.shape)}, input {list(a.shape)})")
-    for d in range(ndim):
-        if d != dim and _size(index, d) > _size(a, d):
-            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index.shape)} to "
-                               f"be no larger than self {list(a.shape)} apart from dimension {dim}")
-
-
-def _check_scatter_shapes(a: Tensor, dim: int, index: Tensor, src: Tensor | None) -> None:
-    """PyTorch's scatter_shape_check, in its order (a src with fewer dimensions can be an IndexError)."""
-    ndim = max(a.ndim, 1)
-    if max(index.ndim, 1) != ndim:
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as self tensor (index "
-                           f"{list(index.shape)}, self {list(a.shape)})")
-    wrong = any(d != dim and _size(index, d) > _size(a, d) for d in range(ndim))
-    if src is None:
-        if wrong:
-            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
-                               f"{list(a.shape)} apart from dimension {dim}")
-        return
-    for d in range(ndim if not wrong else 0):
-        if src.ndim and d >= src.ndim:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-src.ndim}, "
-                             f"{src.ndim - 1}], but got {d}) (src of shape {list(src.shape)})")
-        if _size(index, d) > _size(src, d):
-            wrong = True
-            break
-    if max(src.ndim, 1) != ndim:
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as src tensor (index "
-                           f"{list(index.shape)}, src {list(src.shape)})")
-    if wrong:
-        raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(a.shape)} "
-                           f"apart from dimension {dim} and to be no larger size than src {list(src.shape)}")
-
-
-def _check_bounds(index: Tensor, size: int, dim: int) -> None:
-    """Every index in [0, size): checked here, since CuPy would wrap an out-of-range index around."""
-    array = index.array
-    bad = (array < 0) | (array >= size)
-    if bool(bad.any()):
-        raise RuntimeError(f"index {int(array[bad].reshape(-1)[0])} is out of bounds for dimension {dim} "
-                           f"with size {size}")
-
-
-def _src_or_value(function: str, a: Tensor, src: Any, value: Any, reduce: str | None) -> tuple:
-    """(src, None) for a Tensor src, (None, value) for a number (given as src or as ``value=``)."""
-    if reduce is not None:
-        raise NotImplementedError(f"{function}(reduce={reduce!r}) is not implemented in minigrad; use "
-                                  f"scatter_add for reduce='add'")
-    if src is not None and value is not None:
-        raise TypeError(f"{function}() received an invalid combination of arguments: give src or value, "
-                        f"not both")
-    if isinstance(src, Tensor):
-        return src, None
-    if src is not None:
-        value = src
-    if isinstance(value, Tensor) and value.ndim == 0:  # a 0-d tensor is a number here, as in PyTorch
-        value = value.item()
-    if value is None or not isinstance(value, Number):
-        raise TypeError(f"{function}() received an invalid combination of arguments: expected a Tensor src "
-                        f"or a number value, got {type(value).__name__}")
-    return None, value
-
-
-def _as_value(value: Any, a: Tensor) -> Any:
-    """``value`` converted to ``a``'s dtype, with PyTorch's error where it does not fit."""
-    if not isinstance(value, Real):
-        raise RuntimeError(f"value cannot be converted to type {a.dtype.name} without overflow (got {value})")
-    if a.dtype is _dtypes.bool:
-        return bool(value)
-    if a.dtype.is_floating_point:
-        fits = not math.isfinite(value) or abs(value) <= float(numpy.finfo(a.dtype.numpy).max)
-    else:
-        limits = numpy.iinfo(a.dtype.numpy)
-        fits = math.isfinite(value) and limits.min <= value <= limits.max
-    if not fits:
-        raise RuntimeError(f"value cannot be converted to type {a.dtype.name} without overflow (got {value})")
-    return float(value) if a.dtype.is_floating_point else int(value)

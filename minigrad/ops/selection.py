@@ -9,41 +9,29 @@ backward moves the gradient back the way the forward moved the numbers.
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
-from minigrad import dtypes as _dtypes
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
+from minigrad.ops._checks import selection as checks
+from minigrad.ops._checks import shape as shape_checks
 from minigrad.ops._util import wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
 # --- pieces: views of one dimension ----------------------------------------------------------
 
 
-def _along(a: Tensor, dim: int, part: Any) -> tuple:
-    """The basic-index key that applies ``part`` (an int or a slice) to dimension ``dim`` of ``a``."""
+def _along(dim: int, part: Any) -> tuple:
+    """The basic-index key that applies ``part`` (an int or a slice) to dimension ``dim``."""
     return (slice(None),) * dim + (part, Ellipsis)
 
 
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The view ``a[..., start:start + length]`` along ``dim`` (``start`` may be negative)."""
-    if a.ndim == 0:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    dim = _normalize_dim(int_argument(dim, "narrow", "dim"), a.ndim)
-    start, length = int_argument(start, "narrow", "start"), int_argument(length, "narrow", "length")
-    size = a.shape[dim]
-    if length < 0:
-        raise RuntimeError(f"narrow(): length must be non-negative (got {length}).")
-    if not -size <= start <= size:
-        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
-                         f"but got {start})")
-    start %= size if size else 1
-    if start + length > size:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return indexing.getitem(a, _along(a, dim, slice(start, start + length)))
+    dim, start, length = checks.narrow_arguments(a, dim, start, length)
+    return indexing.getitem(a, _along(dim, slice(start, start + length)))
 
 
 def _multi_output(pieces: list, node_name: str) -> tuple:
@@ -53,45 +41,26 @@ def _multi_output(pieces: list, node_name: str) -> tuple:
 
 def _pieces(a: Tensor, dim: int, sizes: list, node_name: str) -> tuple:
     starts = [sum(sizes[:k]) for k in range(len(sizes))]
-    return _multi_output([indexing.getitem(a, _along(a, dim, slice(start, start + n)))
+    return _multi_output([indexing.getitem(a, _along(dim, slice(start, start + n)))
                           for start, n in zip(starts, sizes)], node_name)
 
 
 def split(a: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Pieces (views) of ``split_size_or_sections`` along ``dim`` (the last may be smaller), or of the
     listed sizes, which must add up to the dimension's size."""
-    if a.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = _normalize_dim(int_argument(dim, "split", "dim"), a.ndim)
+    dim = checks.split_dim(a, dim)
     size = a.shape[dim]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = [int_argument(n, "split", "split_size") for n in split_size_or_sections]
-        if any(n < 0 for n in sizes):
-            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, "
-                               f"but got split_sizes={sizes}")
-        if sum(sizes) != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
-                               f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
+        sizes = checks.split_sizes(split_size_or_sections, size, dim)
         return _pieces(a, dim, sizes, "SplitWithSizesBackward0")
-    step = int_argument(split_size_or_sections, "split", "split_size")
-    if step < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
-    if step == 0:
-        if size != 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
-                               f"{size}")
-        return _pieces(a, dim, [0], "SplitBackward0")
-    count = max(-(-size // step), 1)
+    step = checks.split_size(split_size_or_sections, size)
+    count = max(-(-size // step), 1) if step else 1  # a size-0 dimension splits into one empty piece
     return _pieces(a, dim, [min(step, size - k * step) for k in range(count)], "SplitBackward0")
 
 
 def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` pieces of ceil(size / chunks) along ``dim`` (views; fewer when that divides out)."""
-    chunks = int_argument(chunks, "chunk", "chunks")
-    if a.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    chunks = checks.chunks_argument(a, chunks)
     size = a.shape[_normalize_dim(dim, a.ndim)]
     if size == 0:  # ``chunks`` empty pieces, as PyTorch gives
         return split(a, [0] * chunks, dim)
@@ -100,25 +69,14 @@ def chunk(a: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 def unbind(a: Tensor, dim: int = 0) -> tuple:
     """The views ``a.select(dim, i)`` for every i: one dimension fewer each."""
-    if a.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    dim = _normalize_dim(int_argument(dim, "unbind", "dim"), a.ndim)
-    return _multi_output([indexing.getitem(a, _along(a, dim, i)) for i in range(a.shape[dim])],
+    dim = checks.unbind_dim(a, dim)
+    return _multi_output([indexing.getitem(a, _along(dim, i)) for i in range(a.shape[dim])],
                          "UnbindBackward0")
 
 
 def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
     """The view with dimensions ``source`` moved to positions ``destination``; the others keep their order."""
-    sources = list(source) if isinstance(source, (list, tuple)) else [source]
-    targets = list(destination) if isinstance(destination, (list, tuple)) else [destination]
-    if len(sources) != len(targets):
-        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({sources} dims) should "
-                           f"contain the same number of dims as destination ({targets} dims)")
-    sources = [_normalize_dim(int_argument(d, "movedim", "source"), a.ndim) for d in sources]
-    targets = [_normalize_dim(int_argument(d, "movedim", "destination"), a.ndim) for d in targets]
-    for name, dims in (("source", sources), ("destination", targets)):
-        if len(set(dims)) != len(dims):
-            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    sources, targets = checks.movedim_axes(a, source, destination)
     if a.ndim == 0:
         return shape_ops.reshape(a, ())
     order = [None] * a.ndim
@@ -154,22 +112,13 @@ class Flip(Function):
         return wrap(xp_of(grad).flip(grad.array, ctx.axes) if ctx.axes else grad.array), None
 
 
-def _dims(dims: Any, a: Tensor, function: str) -> tuple:
-    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
-    axes = tuple(_normalize_dim(int_argument(d, function, "dims"), a.ndim) for d in dims)
-    if len(set(axes)) != len(axes):
-        raise RuntimeError(f"dim {axes[0] if len(axes) == 2 else list(axes)} appears multiple times in the "
-                           f"list of dims")
-    return axes
-
-
 def flip(a: Tensor, *dims_args: Any, dims: Any = None) -> Tensor:
     """A copy of ``a`` with the order of elements reversed along ``dims``."""
     if dims is None:
         if not dims_args:
             raise TypeError('flip() missing 1 required positional arguments: "dims"')
         dims = dims_args[0] if len(dims_args) == 1 else dims_args
-    axes = _dims(dims, a, "flip")
+    axes = checks.distinct_axes(dims, a, "flip")
     return Flip.apply(a, axes if a.ndim else ())
 
 
@@ -188,18 +137,9 @@ class Roll(Function):
 
 def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """``a`` shifted cyclically along ``dims``; without ``dims``, the flattened ``a`` shifted and reshaped."""
-    shifts = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
-    shifts = tuple(int_argument(s, "roll", "shifts") for s in shifts)
-    if dims is None:
-        if len(shifts) != 1:
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+    shifts, axes = checks.roll_arguments(a, shifts, dims)
+    if axes is None:
         return shape_ops.reshape(roll(shape_ops.flatten(a), shifts, 0), a.shape)
-    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
-    if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    if a.ndim == 0:
-        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-    axes = tuple(_normalize_dim(int_argument(d, "roll", "dims"), a.ndim) for d in dims)
     return Roll.apply(a, shifts, axes)
 
 
@@ -223,14 +163,8 @@ class Repeat(Function):
 
 def repeat(a: Tensor, *sizes: Any) -> Tensor:
     """``a`` tiled: ``sizes[i]`` copies along dimension i (more sizes than dims add leading dims)."""
-    reps = shape_ops._sizes(sizes)
-    if len(reps) < a.ndim:
-        raise RuntimeError(f"Number of dimensions of repeat dims can not be smaller than number of "
-                           f"dimensions of tensor (repeats {list(reps)}, tensor of shape {list(a.shape)})")
-    if any(r < 0 for r in reps):
-        shape = [r * n for r, n in zip(reps, (1,) * (len(reps) - a.ndim) + tuple(a.shape))]
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {shape} "
-                           f"(repeats {list(reps)} of a tensor of shape {list(a.shape)})")
+    reps = shape_checks.sizes_argument(sizes)
+    checks.check_repeat(a, reps)
     return Repeat.apply(a, reps)
 
 
@@ -253,14 +187,7 @@ def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element repeated ``repeats`` (an int) times in a row along ``dim`` (of the flattened ``a`` if
     None): ``[1, 2]`` -> ``[1, 1, 2, 2]``."""
-    if isinstance(repeats, Tensor):
-        if repeats.numel() != 1:
-            raise NotImplementedError("repeat_interleave with a tensor of per-element repeats is not "
-                                      "implemented in minigrad; give an int")
-        repeats = repeats.item()
-    repeats = int_argument(repeats, "repeat_interleave", "repeats")
-    if repeats < 0:
-        raise RuntimeError(f"Repeats must be non-negative (got {repeats})")
+    repeats = checks.repeats_argument(repeats)
     if dim is None:
         a, axis = shape_ops.flatten(a), 0
     else:
@@ -268,9 +195,7 @@ def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,
         if a.ndim == 0:
             a = shape_ops.reshape(a, 1)
     out = RepeatInterleave.apply(a, repeats, axis)
-    if output_size is not None and output_size != out.shape[axis]:
-        raise RuntimeError(f"repeat_interleave: output_size {output_size} does not match the size "
-                           f"{out.shape[axis]} of the result")
+    checks.check_output_size(output_size, out, axis)
     return out
 
 
@@ -284,7 +209,7 @@ class IndexSelect(Function):
 
     @staticmethod
     def forward(ctx, a, index, axis):
-        ctx.key, ctx.input_shape = _along(a, axis, index.array.reshape(-1)), a.array.shape
+        ctx.key, ctx.input_shape = _along(axis, index.array.reshape(-1)), a.array.shape
         return wrap(xp_of(a).take(a.array, index.array.reshape(-1), axis=axis) if a.ndim else
                     a.array.reshape(1)[index.array.reshape(-1)].reshape(()))
 
@@ -298,30 +223,7 @@ class IndexSelect(Function):
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
     """The entries ``index`` (a 1-D int64/int32 tensor) of ``a`` along ``dim``, in that order (a copy)."""
-    if not isinstance(index, Tensor):
-        raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not "
-                        f"{type(index).__name__}")
-    axis = _normalize_dim(int_argument(dim, "index_select", "dim"), a.ndim)
-    if index.ndim > 1:
-        raise IndexError(f"index_select(): Index is supposed to be a vector (got index of shape "
-                         f"{list(index.shape)})")
-    if index.dtype not in (_dtypes.int64, _dtypes.int32):
-        raise RuntimeError(f"index_select(): Expected dtype int32 or int64 for index (got "
-                           f"{index.dtype.name})")
-    if index.device != a.device:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found {a.device} and "
-                           f"{index.device} (index_select)")
-    size = a.shape[axis] if a.ndim else 1
-    if a.ndim == 0 and index.numel() != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} "
-                           f"value(s)")
-    array = index.array
-    bad = (array < 0) | (array >= size)
-    if bool(bad.any()):  # checked here, since CuPy would wrap an out-of-range index around
-        first = int(array[bad].reshape(-1)[0])
-        if axis == 1:  # PyTorch's CPU kernel for dim 1 raises a RuntimeError, the others an IndexError
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} axis_dim={size}")
-        raise IndexError(f"index out of range in self: index {first} for dimension {axis} with size {size}")
+    axis = checks.index_select_axis(a, dim, index)
     return IndexSelect.apply(a, index, axis)
 
 
@@ -347,28 +249,14 @@ class MaskedFill(Function):
 
 def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``a`` with ``value`` (a number or 0-d tensor) where the bool ``mask`` (broadcast) is True."""
-    if not isinstance(mask, Tensor):
-        raise TypeError(f"masked_fill(): argument 'mask' (position 1) must be Tensor, not "
-                        f"{type(mask).__name__}")
-    if mask.dtype is not _dtypes.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype.name}")
-    if mask.device != a.device:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found {a.device} and "
-                           f"{mask.device} (masked_fill)")
-    from minigrad.ops._util import check_broadcast_shapes  # noqa: PLC0415
     from minigrad.ops.elementwise import where  # noqa: PLC0415
 
-    check_broadcast_shapes(tuple(a.shape), tuple(mask.shape))
+    checks.check_mask(a, mask)
+    checks.check_fill_value(value)
     if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor "
-                               f"with {value.ndim} dimension(s).")
         if value.requires_grad:  # differentiable in value too: where(mask, value, a)
             return where(mask, value.to(a.dtype), a)
         value = value.item()
-    elif not isinstance(value, Number):
-        raise TypeError(f"masked_fill(): argument 'value' must be Number, not {type(value).__name__}")
     return MaskedFill.apply(a, mask, value)
 
 
@@ -396,15 +284,13 @@ class Triangle(Function):
 
 def tril(a: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (j - i <= diagonal) of the last two dims; the rest zero."""
-    if a.ndim < 2:
-        raise RuntimeError(f"tril: input tensor must have at least 2 dimensions (got shape {list(a.shape)})")
+    checks.check_matrices(a, "tril")
     return Triangle.apply(a, int_argument(diagonal, "tril", "diagonal"), True)
 
 
 def triu(a: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (j - i >= diagonal) of the last two dims; the rest zero."""
-    if a.ndim < 2:
-        raise RuntimeError(f"triu: input tensor must have at least 2 dimensions (got shape {list(a.shape)})")
+    checks.check_matrices(a, "triu")
     return Triangle.apply(a, int_argument(diagonal, "triu", "diagonal"), False)
 
 
@@ -444,8 +330,7 @@ class Diag(Function):
 
 def diag(a: Tensor, diagonal: int = 0) -> Tensor:
     """A vector to a square matrix with it on diagonal ``diagonal``; a matrix to that diagonal (a copy)."""
-    if a.ndim not in (1, 2):
-        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {a.ndim}D")
+    checks.check_diag(a)
     return Diag.apply(a, int_argument(diagonal, "diag", "diagonal"))
 
 
@@ -454,16 +339,12 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
 
 def hstack(tensors: Any) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors); 0-d tensors count as 1-D."""
-    tensors = shape_ops._tensor_list(tensors, "hstack")
-    if not tensors:
-        raise RuntimeError("hstack expects a non-empty TensorList")
+    tensors = shape_checks.nonempty_tensor_list(tensors, "hstack")
     tensors = [shape_ops.reshape(t, 1) if t.ndim == 0 else t for t in tensors]
     return shape_ops.cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Any) -> Tensor:
     """Join along dim 0, 0-d and 1-D tensors first made rows (1 × n)."""
-    tensors = shape_ops._tensor_list(tensors, "vstack")
-    if not tensors:
-        raise RuntimeError("vstack expects a non-empty TensorList")
+    tensors = shape_checks.nonempty_tensor_list(tensors, "vstack")
     return shape_ops.cat([shape_ops.reshape(t, 1, -1) if t.ndim < 2 else t for t in tensors], 0)

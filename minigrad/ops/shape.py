@@ -4,25 +4,15 @@ backward moves the gradient back the same way."""
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import TORCH_TYPE_NAMES, array_of, mark_view, product, reduction_axes, wrap, xp_of
+from minigrad.ops._checks import shape as checks
+from minigrad.ops._util import array_of, mark_view, product, reduction_axes, wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
-
-
-def _sizes(args: tuple) -> tuple:
-    """``f(2, 3)`` or ``f((2, 3))`` or ``f([2, 3])`` -> (2, 3); a float size is a TypeError, as in PyTorch."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = tuple(args[0])
-    try:
-        return tuple(operator.index(n) for n in args)
-    except TypeError:
-        raise TypeError(f"sizes must be a tuple of ints, but got {list(args)}") from None
 
 
 class Reshape(Function):
@@ -42,29 +32,8 @@ class Reshape(Function):
         return wrap(grad.array.reshape(ctx.input_shape)), None, None
 
 
-def _infer_shape(shape: tuple, numel: int) -> tuple:
-    unknown = [i for i, n in enumerate(shape) if n == -1]
-    known = 1
-    for n in shape:
-        if n != -1:
-            known *= n
-    if len(unknown) > 1:
-        raise RuntimeError(f"only one dimension can be inferred (shape {list(shape)})")
-    for index, n in enumerate(shape):
-        if n < -1:
-            raise RuntimeError(f"invalid shape dimension {n} at index {index} of shape {list(shape)}")
-    if unknown and known == 0 and numel == 0:
-        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
-                           f"unspecified dimension size -1 can be any value and is ambiguous")
-    if (not unknown and known != numel) or (unknown and (known == 0 or numel % known != 0)):
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    if unknown:
-        shape = tuple(numel // known if n == -1 else n for n in shape)
-    return shape
-
-
 def reshape(a: Tensor, *shape: Any) -> Tensor:
-    return _reshape(a, _infer_shape(_sizes(shape), a.numel()))
+    return _reshape(a, checks.infer_shape(checks.sizes_argument(shape), a.numel()))
 
 
 def _reshape(a: Tensor, shape: tuple, name: str | None = None) -> Tensor:
@@ -86,7 +55,7 @@ def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
         dtype, shape = shape[0], ()
     if dtype is not None:
         return _view_as_dtype(a, _dtypes.dtype_argument(dtype, "view"))
-    out = _reshape(a, _infer_shape(_sizes(shape), a.numel()), "ViewBackward0")
+    out = _reshape(a, checks.infer_shape(checks.sizes_argument(shape), a.numel()), "ViewBackward0")
     if out._base is None and a.numel() and _is_view_of_contiguous(a):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride (at least one "
                            f"dimension spans across two contiguous subspaces): can't view the "
@@ -106,24 +75,9 @@ def _view_as_dtype(a: Tensor, target: _dtypes.dtype) -> Tensor:
 
     As in PyTorch it is not differentiable, and it shares storage (and the version counter) with ``a``.
     """
-    array = a.array
-    if target.itemsize != a.dtype.itemsize:
-        names = f"to view {TORCH_TYPE_NAMES[a.dtype.name]} as {TORCH_TYPE_NAMES[target.name]} " \
-                f"(different element sizes)"
-        if a.ndim == 0:
-            raise RuntimeError(f"self.dim() cannot be 0 {names}")
-        stride = array.strides[-1] // array.itemsize
-        if stride != 1:
-            raise RuntimeError(f"self.stride(-1) must be 1 {names}, but got {stride}")
-        ratio = target.itemsize // a.dtype.itemsize
-        if ratio > 1 and a.shape[-1] % ratio:
-            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {names}, but got {a.shape[-1]}")
-        for dim, step in enumerate(array.strides[:-1]):  # PyTorch counts strides in elements of the new dtype
-            if ratio > 1 and (step // array.itemsize) % ratio:
-                raise RuntimeError(f"self.stride({dim}) must be divisible by {ratio} {names}, "
-                                   f"but got {step // array.itemsize}")
+    checks.check_view_as_dtype(a, target)
     try:
-        out = Tensor(array.view(target.numpy))
+        out = Tensor(a.array.view(target.numpy))
     except ValueError as error:
         raise RuntimeError(f"can't view the {list(a.shape)} {a.dtype.name} tensor as {target.name}: "
                            f"{error}") from None
@@ -144,7 +98,7 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     """Remove size-1 dimensions (all, or those in ``dim`` that have size 1)."""
-    axes = reduction_axes(dim, a.ndim) if dim is not None else tuple(range(a.ndim))
+    axes = (reduction_axes(dim, a.ndim) or ()) if dim is not None else tuple(range(a.ndim))
     shape = tuple(n for i, n in enumerate(a.shape) if not (i in axes and n == 1))
     overload = 0 if dim is None else 2 if isinstance(dim, (tuple, list)) else 1  # squeeze(), .dim, .dims
     return _reshape(a, shape, f"SqueezeBackward{overload}")
@@ -177,15 +131,7 @@ class Permute(Function):
 def permute(a: Tensor, *dims: Any) -> Tensor:
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = _sizes(dims)
-    if len(dims) != a.ndim:
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
-                           f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
-                           f"is not equal to len(dims) = {len(dims)}")
-    axes = tuple(_normalize_dim(d, a.ndim) for d in dims)
-    if len(set(axes)) != len(axes):
-        raise RuntimeError(f"permute(): duplicate dims are not allowed: {list(dims)}")
-    return _permute(a, axes, "PermuteBackward0")
+    return _permute(a, checks.permute_axes(a, checks.sizes_argument(dims)), "PermuteBackward0")
 
 
 def _permute(a: Tensor, axes: tuple, name: str) -> Tensor:
@@ -227,28 +173,7 @@ class Expand(Function):
 
 
 def expand(a: Tensor, *sizes: Any) -> Tensor:
-    sizes = _sizes(sizes)
-    if len(sizes) < a.ndim:
-        raise RuntimeError(f"expand(tensor of shape {list(a.shape)}, size={list(sizes)}): the number of "
-                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
-                           f"dimensions in the tensor ({a.ndim})")
-    lead = len(sizes) - a.ndim
-    shape = []
-    for i, size in enumerate(sizes):
-        current = a.shape[i - lead] if i >= lead else None
-        if size == -1:
-            if current is None:
-                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension {i}")
-            size = current
-        elif size < 0:
-            raise RuntimeError(f"expand: invalid size {size} at dimension {i}: sizes must be non-negative "
-                               f"(or -1 to keep a size).  Target sizes: {list(sizes)}")
-        elif current is not None and current != 1 and current != size:
-            raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size "
-                               f"({current}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
-                               f"Tensor sizes: {list(a.shape)}")
-        shape.append(size)
-    shape = tuple(shape)
+    shape = checks.expanded_shape(a, checks.sizes_argument(sizes))
     return mark_view(Expand.apply(a, shape), a,
                      lambda array: get_array_module(array).broadcast_to(array, shape))
 
@@ -287,47 +212,22 @@ class Stack(Function):
         return (None, None, *(wrap(piece) for piece in pieces))
 
 
-def _tensor_list(tensors: Any, name: str) -> list:
-    if not isinstance(tensors, (tuple, list)):
-        raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not "
-                        f"{type(tensors).__name__}")
-    for number, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {number} in argument 0, but got {type(t).__name__}")
-    return list(tensors)
-
-
 def cat(tensors: Any, dim: int = 0) -> Tensor:
-    tensors = _tensor_list(tensors, "cat")
+    tensors = checks.tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     dtype = _dtypes.result_type(*tensors)  # the skipped ones below count too, as in PyTorch
     # PyTorch skips 1-D empty tensors in cat (legacy behaviour)
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
-    reference = tensors[0]
-    axis = _normalize_dim(dim, reference.ndim)
-    for number, t in enumerate(tensors):
-        if t.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {number}) cannot be concatenated")
-        if t.ndim != reference.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {reference.ndim} "
-                               f"and {t.ndim}")
-        for i, (n, m) in enumerate(zip(reference.shape, t.shape)):
-            if i != axis and n != m:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected "
-                                   f"size {n} but got size {m} for tensor number {number} in the list.")
+    axis = _normalize_dim(dim, tensors[0].ndim)
+    checks.check_cat(tensors, axis)
     return Cat.apply(axis, dtype, *tensors)
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim``."""
-    tensors = _tensor_list(tensors, "stack")
-    if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    for number, t in enumerate(tensors):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {number}")
+    tensors = checks.nonempty_tensor_list(tensors, "stack")
+    checks.check_stack(tensors)
     axis = _normalize_dim(dim, tensors[0].ndim + 1)
     return Stack.apply(axis, _dtypes.result_type(*tensors), *tensors)
 
@@ -403,74 +303,20 @@ def source_positions(xp: Any, size: int, before: int, after: int, mode: str) -> 
     return xp.clip(wrapped, 0, max(size - 1, 0))  # the clip matters only for empty inputs
 
 
-def _check_gather_pad(a: Tensor, widths: list, pad: Any, mode: str, value: Any) -> None:
-    """PyTorch's rules for reflect / replicate / circular (the last 1, 2 or 3 dimensions)."""
-    if value is not None and value != 0:
-        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    axes = len(pad) // 2
-    if axes not in (1, 2, 3) or a.ndim not in (axes + 1, axes + 2):
-        raise NotImplementedError(
-            f"Padding size {len(pad)} is not supported for {a.ndim}D input tensor.\n"
-            "Supported combinations for non-constant padding:\n"
-            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    if mode != "circular" and 0 in a.shape[-axes - 1:]:
-        raise RuntimeError(f"Expected {axes + 1}D or {axes + 2}D (batch mode) tensor with possibly 0 batch "
-                           f"size and other non-zero dimensions for input, but got: {list(a.shape)}")
-    padded = range(a.ndim - axes, a.ndim)
-    sizes = [a.shape[axis] + sum(widths[axis]) for axis in padded]
-    if min(sizes) < 0 or (mode != "circular" and max(sizes) < 1):
-        raise RuntimeError(f"input of shape {list(a.shape)} is too small for padding {list(pad)}: calculated "
-                           f"output sizes {sizes} (negative widths crop; no size may be negative"
-                           f"{'' if mode == 'circular' else ', and not all zero'})")
-    for axis in reversed(padded):   # PyTorch checks the last dimension first
-        (before, after), size = widths[axis], a.shape[axis]
-        if mode == "reflect" and (before >= size or after >= size):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
-                               f"dimension, but got: padding ({before}, {after}) at dimension {axis} of "
-                               f"input {list(a.shape)}")
-        if mode == "circular" and (before > size or after > size):
-            raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
-                               f"{after}) at dimension {axis} of size {size}")
-        kept = size - max(-before, 0) - max(-after, 0)
-        if mode == "circular" and max(before, after) > kept and a.numel() and min(sizes) > 0:
-            # PyTorch copies uninitialised memory here: the wrap reaches past what the cropping left
-            raise RuntimeError(f"circular padding ({before}, {after}) of dimension {axis} (size {size}) "
-                               f"wraps around more than the {max(kept, 0)} entries left after cropping")
-
-
 def pad(a: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """``F.pad``: ``pad`` lists (before, after) widths starting from the LAST dimension; negative widths crop.
 
     ``mode``: 'constant' (``value``, any number of dimensions), or 'reflect', 'replicate', 'circular'
     (the last 1, 2 or 3 dimensions of a batched or unbatched input, as in PyTorch).
     """
-    if mode not in ("constant", *PAD_FUNCTIONS):
-        raise NotImplementedError(f"Unrecognised padding mode {mode} (expected 'constant', 'reflect', "
-                                  f"'replicate' or 'circular')")
-    for width in pad:
-        if isinstance(width, float):
-            raise TypeError(f"pad(): argument 'pad' must be tuple of ints, but found element of type float "
-                            f"({list(pad)})")
-    if len(pad) % 2 != 0:
-        raise RuntimeError(f"Padding length must be divisible by 2, got {len(pad)} widths {list(pad)}")
-    if len(pad) // 2 > a.ndim:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension "
-                           f"but got padding length {len(pad)} and input of dimension {a.ndim}")
-    widths = [(0, 0)] * a.ndim
-    for i in range(len(pad) // 2):
-        widths[a.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    widths = checks.pad_widths(a, pad, mode, ("constant", *PAD_FUNCTIONS))
     if mode != "constant":
-        _check_gather_pad(a, widths, pad, mode, value)
+        checks.check_gather_pad(a, widths, pad, mode, value)
         xp = xp_of(a)
         lead = a.ndim - len(pad) // 2
         maps = [source_positions(xp, a.shape[axis], *widths[axis], mode) for axis in range(lead, a.ndim)]
         # one index array per padded axis, shaped to broadcast into an open grid (like numpy.ix_)
         grid = tuple(m.reshape((-1,) + (1,) * (len(maps) - 1 - k)) for k, m in enumerate(maps))
         return PAD_FUNCTIONS[mode].apply(a, (slice(None),) * lead + grid)
-    for (before, after), n in zip(widths, a.shape):
-        if n + before + after < 0:
-            raise RuntimeError(f"pad: the padded size {n + before + after} of a dimension of size {n} "
-                               f"is negative (pad {list(pad)})")
+    checks.check_constant_pad(a, widths, pad)
     return ConstantPad.apply(a, tuple(widths), 0 if value is None else value)

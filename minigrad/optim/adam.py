@@ -7,6 +7,7 @@ from typing import Any
 
 from minigrad.backend import get_array_module
 from minigrad.optim.optimizer import Optimizer, _Loss, advance_step, lerp_, new_step_count
+from minigrad.parallel import in_pieces
 from minigrad.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -135,31 +136,37 @@ def _init_state(state: dict, param: Tensor, amsgrad: bool) -> None:
 
 def _adam_update(param: Any, grad: Any, state: dict, *, lr: float, betas: tuple[float, float], eps: float,
                  weight_decay: float, amsgrad: bool, maximize: bool, decoupled: bool) -> None:
-    """Update the array ``param`` in place; the moments in ``state`` are updated in place too."""
-    xp = get_array_module(param)
+    """Update the array ``param`` in place; the moments in ``state`` are updated in place too.
+
+    The arithmetic is element by element, so a large parameter is updated in pieces on minigrad's
+    threads (``minigrad/parallel.py``), with the same numbers.
+    """
     beta1, beta2 = betas
     step = advance_step(state)
-
-    if maximize:
-        grad = -grad
-    if weight_decay != 0:
-        if decoupled:
-            param *= 1 - lr * weight_decay
-        else:
-            grad = grad + weight_decay * param
-
-    exp_avg, exp_avg_sq = state["exp_avg"].array, state["exp_avg_sq"].array
-    lerp_(exp_avg, grad, 1 - beta1)
-    exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * grad * grad
-
     step_size = lr / (1 - beta1**step)
     bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-    if amsgrad:
-        max_exp_avg_sq = state["max_exp_avg_sq"].array
-        xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-        denom = xp.sqrt(max_exp_avg_sq) / bias_correction2_sqrt + eps
-    else:
-        denom = xp.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
-    param += -step_size * exp_avg / denom
 
+    def update(param: Any, grad: Any, exp_avg: Any, exp_avg_sq: Any, max_exp_avg_sq: Any) -> None:
+        xp = get_array_module(param)
+        if maximize:
+            grad = -grad
+        if weight_decay != 0:
+            if decoupled:
+                param *= 1 - lr * weight_decay
+            else:
+                grad = grad + weight_decay * param
+
+        lerp_(exp_avg, grad, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * grad * grad
+
+        if amsgrad:
+            xp.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+            denom = xp.sqrt(max_exp_avg_sq) / bias_correction2_sqrt + eps
+        else:
+            denom = xp.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
+        param += -step_size * exp_avg / denom
+
+    max_exp_avg_sq = state["max_exp_avg_sq"].array if amsgrad else None
+    in_pieces(update, param, grad, state["exp_avg"].array, state["exp_avg_sq"].array, max_exp_avg_sq,
+              passes=12)

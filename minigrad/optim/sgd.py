@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from minigrad.backend import get_array_module
 from minigrad.optim.optimizer import Optimizer, _Loss
+from minigrad.parallel import in_pieces
 from minigrad.tensor import Tensor
 
 __all__ = ["SGD"]
@@ -81,19 +83,30 @@ class SGD(Optimizer):
 
 def _sgd_update(param: Any, grad: Any, state: dict | None, *, lr: float, momentum: float, dampening: float,
                 weight_decay: float, nesterov: bool, maximize: bool) -> None:
-    """Update the array ``param`` in place from ``grad``; ``state`` holds the momentum buffer."""
-    direction = -grad if maximize else grad
-    if weight_decay != 0:
-        direction = direction + weight_decay * param
+    """Update the array ``param`` in place from ``grad``; ``state`` holds the momentum buffer.
+
+    The arithmetic is element by element, so a large parameter is updated in pieces on minigrad's
+    threads (``minigrad/parallel.py``), with the same numbers.
+    """
+    buffer, first_step = None, False
     if state is not None:  # SGD keeps a state (the momentum buffer) only with momentum
-        buffer = state.get("momentum_buffer")
-        if buffer is None:
-            # The first step starts the running average at the gradient itself (no dampening).
-            buffer = Tensor(direction.copy())
-            state["momentum_buffer"] = buffer
-        else:
-            b = buffer.array
-            b *= momentum
-            b += (1 - dampening) * direction
-        direction = direction + momentum * buffer.array if nesterov else buffer.array
-    param -= lr * direction
+        first_step = state.get("momentum_buffer") is None
+        if first_step:
+            state["momentum_buffer"] = Tensor(get_array_module(grad).empty_like(grad))   # filled below
+        buffer = state["momentum_buffer"].array
+
+    def update(param: Any, grad: Any, buffer: Any) -> None:
+        direction = -grad if maximize else grad
+        if weight_decay != 0:
+            direction = direction + weight_decay * param
+        if buffer is not None:
+            if first_step:
+                # The first step starts the running average at the gradient itself (no dampening).
+                buffer[...] = direction
+            else:
+                buffer *= momentum
+                buffer += (1 - dampening) * direction
+            direction = direction + momentum * buffer if nesterov else buffer
+        param -= lr * direction
+
+    in_pieces(update, param, grad, buffer, passes=6)

@@ -10,6 +10,7 @@ Reading order: ``functional.py`` (the autograd Function: which gradients, from w
     algo_rot180.py         δˡ = δˡ⁺¹ ∗ rot180(W): the backward as correlations with a flipped kernel
     algo_naive.py          the definition, in plain loops
     im2col.py              im2col / col2im, the array helpers (col2im is im2col's adjoint)
+    im2col_threads.py      the tuned driver's copies of them, in pieces on minigrad's threads
     algorithms.py          choosing one (``algorithm=`` per call, ``with conv_algorithm(name):``),
                            and the interface every algorithm module has
     fold.py                ``unfold`` / ``fold`` (PyTorch's names for im2col / col2im)

@@ -14,6 +14,8 @@ for the processor (measurements and how to rerun them: docs/performance.md, "Con
 - **Memory layout.** The input is moved to (C, H, W, N) memory once (``im2col.padded_source``),
   δ likewise, once for both gradients (``prepare_grad_output``), and the output is handed on
   as an NCHW view of the product's (C, H, W, N) result, without a transposed copy.
+- **Threads.** The copies (the layout moves, im2col, col2im) run in pieces over channels on
+  minigrad's thread pool (``im2col_threads.py``); the products run on the BLAS's own threads.
 - **Depthwise** convolutions (one input channel per group, stride 1) do not come here:
   ``algorithms.algorithm_module`` sends them to ``depthwise.py``, which sums shifted images.
 """
@@ -27,7 +29,8 @@ import numpy
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.algo_im2col import per_group
 from minigrad.ops.conv.geometry import Pair, output_shape
-from minigrad.ops.conv.im2col import batch_last, col2im_rows, im2col_rows, interior, padded_source
+from minigrad.ops.conv.im2col import interior
+from minigrad.ops.conv.im2col_threads import batch_last, col2im_rows, im2col_rows, padded_source
 
 __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 

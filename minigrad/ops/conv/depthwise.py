@@ -17,6 +17,9 @@ W_pad − W_out positions per row that run off the edge come along and are cropp
 their δ is 0), a tap is one long contiguous run instead of H_out short rows, and for
 each kernel column j one ``einsum`` sums the kh row-shifts while each image line is
 still in cache.
+
+Every output channel needs one input channel only, so the work is cut over channels and the
+pieces run on minigrad's threads (``minigrad/parallel.py``): the same sums, in the same order.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair
+from minigrad.parallel import copy_into, parallel_for
 
 __all__ = ["is_depthwise", "forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
@@ -43,7 +47,7 @@ def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
     flat = xp.zeros((n, c, padded_h * padded_w + extra), dtype=x.dtype)
     # Splitting the contiguous last axis is always a view (NumPy and CuPy), so the write goes through.
     image = flat[..., :padded_h * padded_w].reshape(n, c, padded_h, padded_w)
-    image[..., ph:ph + height, pw:pw + width] = x
+    copy_into(image[..., ph:ph + height, pw:pw + width], x)
     return flat
 
 
@@ -59,23 +63,30 @@ def _row_shifts(flat: Any, kernel_size: Pair, dilation: Pair, row: int) -> Any:
 
 
 def _sum_of_shifts(flat: Any, scale: Any, length: int, kernel_size: Pair, dilation: Pair, row: int,
-                   subscripts: str) -> Any:
-    """Σ_{i,j} scale[..., i, j] · flat[..., p + i·d·row + j·d] for p < length, contracted as ``subscripts``.
+                   subscripts: str, out: Any) -> Any:
+    """Σ_{i,j} scale[c, ..., i, j] · flat[:, c, ..., p + i·d·row + j·d] for p < length, contracted as
+    ``subscripts`` into ``out``; channel c's sum needs only channel c, so ranges of channels run
+    on minigrad's threads.
 
     One einsum per kernel column j sums its kh row-shifts (the view's last axis, i).
     """
     xp = get_array_module(flat)
     shifts = _row_shifts(flat, kernel_size, dilation, row)
-    total = None
-    for j in range(kernel_size[1]):
-        start = j * dilation[1]
-        column = shifts[..., start:start + length, :]
-        term = xp.einsum(subscripts, column, scale[..., j])  # CuPy's einsum takes no out=
-        if total is None:
-            total = term
-        else:
-            total += term
-    return total
+
+    def channels(first: int, last: int) -> None:
+        total = out[:, first:last]
+        for j in range(kernel_size[1]):
+            start = j * dilation[1]
+            column = shifts[:, first:last, ..., start:start + length, :]
+            term = xp.einsum(subscripts, column, scale[first:last, ..., j])  # CuPy's einsum takes no out=
+            if j == 0:
+                total[...] = term
+            else:
+                total += term
+
+    c = scale.shape[0]
+    parallel_for(xp, c, kernel_size[0] * kernel_size[1] * (flat.nbytes + out.nbytes) // c, channels)
+    return out
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
@@ -84,9 +95,11 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     c_out, _, kh, kw = weight.shape
     row = width + 2 * padding[1]
     h_out, w_out = height + 2 * padding[0] - dilation[0] * (kh - 1), row - dilation[1] * (kw - 1)
+    xp = get_array_module(x)
     flat = _flat_images(x, padding, extra=dilation[1] * (kw - 1))
     scale = weight.reshape(c, c_out // c, kh, kw)
-    out = _sum_of_shifts(flat, scale, h_out * row, (kh, kw), dilation, row, "ncpi,cmi->ncmp")
+    out = xp.empty((n, c, c_out // c, h_out * row), dtype=x.dtype)
+    _sum_of_shifts(flat, scale, h_out * row, (kh, kw), dilation, row, "ncpi,cmi->ncmp", out)
     return out.reshape(n, c_out, h_out, row)[..., :w_out], flat
 
 
@@ -96,7 +109,7 @@ def _delta_rows(grad_out: Any, c: int, row: int, before: int, after: int) -> Any
     n, c_out, h_out, w_out = grad_out.shape
     flat = xp.zeros((n, c, c_out // c, before + h_out * row + after), dtype=grad_out.dtype)
     rows = flat[..., before:before + h_out * row].reshape(n, c, c_out // c, h_out, row)
-    rows[..., :w_out] = grad_out.reshape(n, c, c_out // c, h_out, w_out)
+    copy_into(rows[..., :w_out], grad_out.reshape(n, c, c_out // c, h_out, w_out))
     return flat
 
 
@@ -108,13 +121,15 @@ def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,
                groups: int) -> Any:
     """dx_pad[p] = Σ_taps W[tap] · δ[p − shift(tap)] = the forward's sum over framed δ with rot180(W)."""
+    xp = get_array_module(grad_out)
     n, c, height, width = input_shape
     c_out, _, kh, kw = weight.shape
     row, padded_h = width + 2 * padding[1], height + 2 * padding[0]
     frame = dilation[0] * (kh - 1) * row + dilation[1] * (kw - 1)          # the largest shift
     delta = _delta_rows(grad_out, c, row, before=frame, after=padded_h * row - grad_out.shape[2] * row)
     rotated = weight.reshape(c, c_out // c, kh, kw)[..., ::-1, ::-1]
-    grad = _sum_of_shifts(delta, rotated, padded_h * row, (kh, kw), dilation, row, "ncmpi,cmi->ncp")
+    grad = xp.empty((n, c, padded_h * row), dtype=grad_out.dtype)
+    _sum_of_shifts(delta, rotated, padded_h * row, (kh, kw), dilation, row, "ncmpi,cmi->ncp", grad)
     image = grad.reshape(n, c, padded_h, row)
     return image[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
@@ -131,7 +146,11 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     length = delta.shape[-1]
     grad_w = xp.empty((c, c_out // c, kh, kw), dtype=grad_out.dtype)
     shifts = _row_shifts(flat, (kh, kw), dilation, row)                          # (N, C, P, kh)
-    for j in range(kw):
-        column = shifts[..., j * dilation[1]:j * dilation[1] + length, :]
-        grad_w[..., j] = xp.einsum("ncmp,ncpi->cmi", delta, column)
+
+    def channels(first: int, last: int) -> None:   # channel c's dW needs only channel c
+        for j in range(kw):
+            column = shifts[:, first:last, j * dilation[1]:j * dilation[1] + length, :]
+            grad_w[first:last, ..., j] = xp.einsum("ncmp,ncpi->cmi", delta[:, first:last], column)
+
+    parallel_for(xp, c, kh * kw * (flat.nbytes + delta.nbytes) // c, channels)
     return grad_w.reshape(tuple(weight_shape))

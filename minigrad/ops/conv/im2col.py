@@ -74,8 +74,10 @@ def padded_source(x: Any, padding: Pair) -> Any:
     return source
 
 
-def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int) -> Any:
-    """The columns of output rows ``rows`` only: ``(C·kh·kw, len(rows)·W_out·N)``.
+def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int,
+                out: Any = None) -> Any:
+    """The columns of output rows ``rows`` only: ``(C·kh·kw, len(rows)·W_out·N)`` (written into ``out``
+    if given).
 
     ``source`` is the padded (C, H, W, N) input of :func:`padded_source`.
     """
@@ -83,7 +85,8 @@ def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilat
     c, n = source.shape[0], source.shape[3]
     kh, kw = kernel_size
     count = rows.stop - rows.start
-    cols = xp.empty((c * kh * kw, count * w_out * n), dtype=source.dtype)   # every entry is written below
+    cols = xp.empty((c * kh * kw, count * w_out * n), dtype=source.dtype) if out is None else out
+    # every entry of cols is written below, through a view (splitting axes of ``out``, even a strided one)
     taps = cols.reshape(c, kh, kw, count, w_out, n)
     for i in range(kh):
         source_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])

@@ -1,0 +1,207 @@
+"""Argument checks of the shape operations (``ops/shape.py``), with PyTorch's exceptions and messages."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad.ops._util import TORCH_TYPE_NAMES
+from minigrad.tensor import Tensor, _normalize_dim
+
+
+def sizes_argument(args: tuple) -> tuple:
+    """``f(2, 3)`` or ``f((2, 3))`` or ``f([2, 3])`` -> (2, 3); a float size is a TypeError, as in PyTorch."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    try:
+        return tuple(operator.index(n) for n in args)
+    except TypeError:
+        raise TypeError(f"sizes must be a tuple of ints, but got {list(args)}") from None
+
+
+def infer_shape(shape: tuple, numel: int) -> tuple:
+    """``shape`` for ``numel`` elements, its one ``-1`` (if any) resolved."""
+    unknown = [i for i, n in enumerate(shape) if n == -1]
+    known = 1
+    for n in shape:
+        if n != -1:
+            known *= n
+    if len(unknown) > 1:
+        raise RuntimeError(f"only one dimension can be inferred (shape {list(shape)})")
+    for index, n in enumerate(shape):
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n} at index {index} of shape {list(shape)}")
+    if unknown and known == 0 and numel == 0:
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                           f"unspecified dimension size -1 can be any value and is ambiguous")
+    if (not unknown and known != numel) or (unknown and (known == 0 or numel % known != 0)):
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    if unknown:
+        shape = tuple(numel // known if n == -1 else n for n in shape)
+    return shape
+
+
+def check_view_as_dtype(a: Tensor, target: _dtypes.dtype) -> None:
+    """PyTorch's conditions for reading ``a``'s bytes as ``target`` elements of another size."""
+    if target.itemsize == a.dtype.itemsize:
+        return
+    array = a.array
+    names = f"to view {TORCH_TYPE_NAMES[a.dtype.name]} as {TORCH_TYPE_NAMES[target.name]} " \
+            f"(different element sizes)"
+    if a.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {names}")
+    stride = array.strides[-1] // array.itemsize
+    if stride != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {names}, but got {stride}")
+    ratio = target.itemsize // a.dtype.itemsize
+    if ratio > 1 and a.shape[-1] % ratio:
+        raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {names}, but got {a.shape[-1]}")
+    for dim, step in enumerate(array.strides[:-1]):  # PyTorch counts strides in elements of the new dtype
+        if ratio > 1 and (step // array.itemsize) % ratio:
+            raise RuntimeError(f"self.stride({dim}) must be divisible by {ratio} {names}, "
+                               f"but got {step // array.itemsize}")
+
+
+def permute_axes(a: Tensor, dims: tuple) -> tuple:
+    """``dims`` as axes of ``a``: one entry per dimension, each dimension once."""
+    if len(dims) != a.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
+                           f"is not equal to len(dims) = {len(dims)}")
+    axes = tuple(_normalize_dim(d, a.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError(f"permute(): duplicate dims are not allowed: {list(dims)}")
+    return axes
+
+
+def expanded_shape(a: Tensor, sizes: tuple) -> tuple:
+    """The shape ``a.expand(*sizes)`` has: ``-1`` keeps a size, only size-1 dimensions may grow."""
+    if len(sizes) < a.ndim:
+        raise RuntimeError(f"expand(tensor of shape {list(a.shape)}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({a.ndim})")
+    lead = len(sizes) - a.ndim
+    shape = []
+    for i, size in enumerate(sizes):
+        current = a.shape[i - lead] if i >= lead else None
+        if size == -1:
+            if current is None:
+                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension {i}")
+            size = current
+        elif size < 0:
+            raise RuntimeError(f"expand: invalid size {size} at dimension {i}: sizes must be non-negative "
+                               f"(or -1 to keep a size).  Target sizes: {list(sizes)}")
+        elif current is not None and current != 1 and current != size:
+            raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size "
+                               f"({current}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                               f"Tensor sizes: {list(a.shape)}")
+        shape.append(size)
+    return tuple(shape)
+
+
+def tensor_list(tensors: Any, name: str) -> list:
+    """``tensors`` (a tuple or list of Tensors, as ``cat``, ``stack``, ``hstack`` ... take) as a list."""
+    if not isinstance(tensors, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, not "
+                        f"{type(tensors).__name__}")
+    for number, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {number} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
+def nonempty_tensor_list(tensors: Any, name: str) -> list:
+    """:func:`tensor_list`, with at least one tensor (``stack``, ``hstack``, ``vstack``)."""
+    tensors = tensor_list(tensors, name)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def check_cat(tensors: list, axis: int) -> None:
+    """The tensors have one number of dimensions (at least 1) and one size except along ``axis``."""
+    reference = tensors[0]
+    for number, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {number}) cannot be concatenated")
+        if t.ndim != reference.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {reference.ndim} "
+                               f"and {t.ndim}")
+        for i, (n, m) in enumerate(zip(reference.shape, t.shape)):
+            if i != axis and n != m:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected "
+                                   f"size {n} but got size {m} for tensor number {number} in the list.")
+
+
+def check_stack(tensors: list) -> None:
+    """The tensors have one shape."""
+    for number, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {number}")
+
+
+def pad_widths(a: Tensor, pad: Any, mode: str, modes: tuple) -> list[tuple[int, int]]:
+    """``F.pad``'s ``pad`` (last dimension first) as one (before, after) pair per dimension of ``a``."""
+    if mode not in modes:
+        raise NotImplementedError(f"Unrecognised padding mode {mode} (expected 'constant', 'reflect', "
+                                  f"'replicate' or 'circular')")
+    for width in pad:
+        if isinstance(width, float):
+            raise TypeError(f"pad(): argument 'pad' must be tuple of ints, but found element of type float "
+                            f"({list(pad)})")
+    if len(pad) % 2 != 0:
+        raise RuntimeError(f"Padding length must be divisible by 2, got {len(pad)} widths {list(pad)}")
+    if len(pad) // 2 > a.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension "
+                           f"but got padding length {len(pad)} and input of dimension {a.ndim}")
+    widths = [(0, 0)] * a.ndim
+    for i in range(len(pad) // 2):
+        widths[a.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    return widths
+
+
+def check_constant_pad(a: Tensor, widths: list, pad: Any) -> None:
+    """Negative widths crop, but no padded size may be negative."""
+    for (before, after), n in zip(widths, a.shape):
+        if n + before + after < 0:
+            raise RuntimeError(f"pad: the padded size {n + before + after} of a dimension of size {n} "
+                               f"is negative (pad {list(pad)})")
+
+
+def check_gather_pad(a: Tensor, widths: list, pad: Any, mode: str, value: Any) -> None:
+    """PyTorch's rules for reflect / replicate / circular (the last 1, 2 or 3 dimensions)."""
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    axes = len(pad) // 2
+    if axes not in (1, 2, 3) or a.ndim not in (axes + 1, axes + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {a.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode != "circular" and 0 in a.shape[-axes - 1:]:
+        raise RuntimeError(f"Expected {axes + 1}D or {axes + 2}D (batch mode) tensor with possibly 0 batch "
+                           f"size and other non-zero dimensions for input, but got: {list(a.shape)}")
+    padded = range(a.ndim - axes, a.ndim)
+    sizes = [a.shape[axis] + sum(widths[axis]) for axis in padded]
+    if min(sizes) < 0 or (mode != "circular" and max(sizes) < 1):
+        raise RuntimeError(f"input of shape {list(a.shape)} is too small for padding {list(pad)}: calculated "
+                           f"output sizes {sizes} (negative widths crop; no size may be negative"
+                           f"{'' if mode == 'circular' else ', and not all zero'})")
+    for axis in reversed(padded):   # PyTorch checks the last dimension first
+        (before, after), size = widths[axis], a.shape[axis]
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({before}, {after}) at dimension {axis} of "
+                               f"input {list(a.shape)}")
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
+                               f"{after}) at dimension {axis} of size {size}")
+        kept = size - max(-before, 0) - max(-after, 0)
+        if mode == "circular" and max(before, after) > kept and a.numel() and min(sizes) > 0:
+            # PyTorch copies uninitialised memory here: the wrap reaches past what the cropping left
+            raise RuntimeError(f"circular padding ({before}, {after}) of dimension {axis} (size {size}) "
+                               f"wraps around more than the {max(kept, 0)} entries left after cropping")

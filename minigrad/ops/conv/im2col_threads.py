@@ -1,0 +1,93 @@
+"""Performance machinery: ``im2col.py``'s copies for the tuned driver, in pieces on minigrad's threads.
+
+``algo_im2col_tuned.py`` uses these in place of ``im2col.py``'s helpers of the same names; they
+compute the same arrays, bit for bit. Every copy here is cut over channels: channel c of the
+(C, H, W, N) image fills rows (c, i, j) of the columns — one contiguous block of rows — and
+col2im adds those rows back onto channel c only. (im2col of an input with few channels is cut
+over output rows instead; col2im never is: overlapping windows of different output rows add
+onto the same pixels.) So ``parallel_for`` (``minigrad/parallel.py``)
+can hand each thread a range of channels and no two threads touch the same numbers. The plain
+path (``algo_im2col.py``) uses ``im2col.py`` directly, on one thread.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minigrad.backend import get_array_module
+from minigrad.ops.conv import im2col
+from minigrad.ops.conv.geometry import Pair
+from minigrad.parallel import copy_into, parallel_for, pool_size
+
+__all__ = ["batch_last", "padded_source", "im2col_rows", "col2im_rows"]
+
+
+def _batch_moved(x: Any) -> Any:
+    """``im2col._batch_moved``: the spreading copy (which makes the move fast) in pieces over the batch."""
+    xp = get_array_module(x)
+    if x.transpose(1, 2, 3, 0).flags.c_contiguous or x.size == 0:
+        return x.transpose(1, 2, 3, 0)
+    n, per_image = x.shape[0], x.size // x.shape[0]
+    rows = xp.empty((n, per_image + 16), dtype=x.dtype)   # 16 floats: one 64-byte cache line
+    spread = copy_into(rows[:, :per_image].reshape(x.shape), x)
+    return spread.transpose(1, 2, 3, 0)
+
+
+def batch_last(x: Any) -> Any:
+    """``im2col.batch_last``: ``x`` (N, C, H, W) as a contiguous (C, H, W, N) array, copied over channels."""
+    xp = get_array_module(x)
+    moved = x.transpose(1, 2, 3, 0)
+    if moved.flags.c_contiguous:
+        return moved
+    return copy_into(xp.empty(moved.shape, dtype=x.dtype), _batch_moved(x))
+
+
+def padded_source(x: Any, padding: Pair) -> Any:
+    """``im2col.padded_source``: ``x`` framed by zeros as (C, H + 2p_h, W + 2p_w, N), copied over channels."""
+    xp = get_array_module(x)
+    n, c, height, width = x.shape
+    ph, pw = padding
+    if not (ph or pw):
+        return batch_last(x)
+    source = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=x.dtype)
+    copy_into(source[:, ph:ph + height, pw:pw + width], _batch_moved(x))
+    return source
+
+
+def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int) -> Any:
+    """``im2col.im2col_rows``: each range of channels fills its own block of rows of the columns, or,
+    with fewer channels than threads (a first layer's one or three), each range of output rows its
+    own block of columns (the columns (h, w, n) of output row h are one run in every row)."""
+    xp = get_array_module(source)
+    c, n = source.shape[0], source.shape[3]
+    taps = kernel_size[0] * kernel_size[1]
+    count = rows.stop - rows.start
+    cols = xp.empty((c * taps, count * w_out * n), dtype=source.dtype)
+
+    def fill_channels(start: int, stop: int) -> None:
+        im2col.im2col_rows(source[start:stop], rows, kernel_size, stride, dilation, w_out,
+                           out=cols[start * taps:stop * taps])
+
+    def fill_output_rows(start: int, stop: int) -> None:
+        part = slice(rows.start + start, rows.start + stop)
+        im2col.im2col_rows(source, part, kernel_size, stride, dilation, w_out,
+                           out=cols[:, start * w_out * n:stop * w_out * n])
+
+    if c >= pool_size():
+        parallel_for(xp, c, 2 * cols.nbytes // max(c, 1), fill_channels)
+    else:
+        parallel_for(xp, count, 2 * cols.nbytes // max(count, 1), fill_output_rows)
+    return cols
+
+
+def col2im_rows(cols: Any, image: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair,
+                w_out: int) -> None:
+    """``im2col.col2im_rows``: each range of channels adds its block of rows onto its own channels."""
+    c = image.shape[0]
+    taps = kernel_size[0] * kernel_size[1]
+
+    def add(start: int, stop: int) -> None:
+        im2col.col2im_rows(cols[start * taps:stop * taps], image[start:stop], rows, kernel_size, stride,
+                           dilation, w_out)
+
+    parallel_for(get_array_module(cols), c, 3 * cols.nbytes // max(c, 1), add)

@@ -1,0 +1,214 @@
+"""Performance machinery: a small thread pool that runs the chunks of one array operation at once.
+
+This module is about speed, not about backpropagation; every operation that uses it computes
+exactly what it computes without it. NumPy releases Python's lock (the GIL) inside copies,
+ufuncs, ``einsum`` and BLAS calls on large arrays, so disjoint pieces of one large array — a range of
+images of a batch, or of channels — can be worked on by several threads at the same time.
+The matrix products already run on the BLAS's own threads; the pool gives the rest (im2col's
+copies, pooling, ReLU, the optimiser's update) the same cores.
+
+How it works:
+
+- :func:`parallel_for` splits ``range(n_items)`` into at most :func:`pool_size` contiguous
+  ranges, runs ``fn(start, stop)`` for each — the calling thread takes the first, the pool's
+  threads the others — and returns when all are done. Each range is an independent piece of
+  the output, so the result is the same, bit for bit, as one call ``fn(0, n_items)``.
+- Below :data:`MIN_CHUNK_BYTES` of work per chunk it makes fewer chunks, down to one call on
+  the calling thread: waking a thread costs more than a small copy.
+- The pool is made on first use (importing minigrad starts no thread), with
+  ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it.
+- Arrays of another array module than NumPy (CuPy) run as one call: a GPU needs no host threads.
+- A process made by ``os.fork()`` (``multiprocessing`` on Linux) starts without the parent's
+  threads, and makes a pool of its own when it needs one.
+- A ``parallel_for`` inside a chunk (an op that uses the pool, called by another) runs its
+  ranges one after another on that thread: the pool never waits on itself.
+- An exception in any chunk is raised to the caller, after every chunk has finished (so no
+  chunk still writes into an array the caller sees).
+- Chunks run in a copy of the caller's ``contextvars`` context: NumPy keeps its error state
+  (``numpy.errstate``) and ufunc buffer size there, so a chunk computes under the caller's.
+
+What a chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``). The BLAS already
+runs on ``get_num_threads()`` threads of its own; a BLAS call in each of ``n`` chunks would put
+``n²`` threads on ``n`` cores, and they would slow each other down. Chunks wrap copies, ufuncs
+and ``einsum`` (which, unoptimised as minigrad calls it, does not call the BLAS); products stay
+outside them. (Limiting the BLAS to one thread around each parallel loop
+would work too, but threadpoolctl's switch costs more than the small loops it would wrap.)
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy
+
+from minigrad.backend import get_array_module
+
+__all__ = ["MIN_CHUNK_BYTES", "chunk_ranges", "copy_into", "in_pieces", "map_into", "outer_axis",
+           "parallel_for", "pool_size"]
+
+# The least work (bytes read and written) worth handing to another thread. Provisional: chosen by
+# reasoning (a thread's wake-up costs tens of microseconds, a memory-bound pass over 1 MiB about
+# 100), to be tuned on a quiet machine as docs/performance.md ("Threads") describes.
+MIN_CHUNK_BYTES = 1 << 20
+
+_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+_size: int | None = None       # threads the loops use (the caller's included); None: ask get_num_threads
+_local = threading.local()     # .inside: this thread is running a chunk
+
+
+def pool_size() -> int:
+    """How many threads a parallel loop uses, the caller's included: ``mg.get_num_threads()``."""
+    global _size
+    if _size is None:
+        from minigrad.threads import get_num_threads  # noqa: PLC0415 (threads imports this module)
+
+        _size = get_num_threads()
+    return _size
+
+
+def resize(threads: int | None) -> None:
+    """Use ``threads`` threads from now on (None: ask ``get_num_threads`` again on next use).
+
+    Called by ``mg.set_num_threads``; the old pool's threads finish their work and end.
+    """
+    global _executor, _size
+    with _lock:
+        old, _executor, _size = _executor, None, threads
+    if old is not None:
+        old.shutdown(wait=False)
+
+
+def _forget_pool_in_child() -> None:
+    """After ``os.fork()`` the child has none of the parent's pool threads: it makes its own on first use."""
+    global _executor, _lock, _local
+    _executor, _lock, _local = None, threading.Lock(), threading.local()
+
+
+if hasattr(os, "register_at_fork"):   # POSIX; Windows starts processes afresh
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    global _executor
+    with _lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minigrad")
+        return _executor
+
+
+def chunk_ranges(n_items: int, item_bytes: int, threads: int) -> list[tuple[int, int]]:
+    """``range(n_items)`` cut into at most ``threads`` near-equal ``(start, stop)`` ranges, each at
+    least :data:`MIN_CHUNK_BYTES` of work (``item_bytes`` per item) unless there is only one."""
+    worth = (n_items * item_bytes) // MIN_CHUNK_BYTES
+    count = max(1, min(threads, n_items, worth))
+    bounds = [n_items * i // count for i in range(count + 1)]
+    return [(bounds[i], bounds[i + 1]) for i in range(count)]
+
+
+def _run_chunk(context: contextvars.Context, fn: Callable[[int, int], None], start: int, stop: int) -> None:
+    _local.inside = True
+    try:
+        context.run(fn, start, stop)
+    finally:
+        _local.inside = False
+
+
+def parallel_for(xp: Any, n_items: int, item_bytes: int, fn: Callable[[int, int], None]) -> None:
+    """Run ``fn(start, stop)`` over disjoint ranges that cover ``range(n_items)``, concurrently.
+
+    ``item_bytes``: the bytes one item's work reads and writes (all passes), which sets how many
+    chunks are worth it. ``fn`` must only write its own range's part of the output, and call no BLAS.
+    """
+    if n_items <= 0:
+        return
+    if xp is not numpy or getattr(_local, "inside", False):
+        fn(0, n_items)
+        return
+    ranges = chunk_ranges(n_items, item_bytes, pool_size())
+    if len(ranges) == 1:
+        fn(0, n_items)
+        return
+    pool = _pool(pool_size() - 1)
+    futures: list[Future] = [pool.submit(_run_chunk, contextvars.copy_context(), fn, start, stop)
+                             for start, stop in ranges[1:]]
+    error: BaseException | None = None
+    try:
+        _run_chunk(contextvars.copy_context(), fn, *ranges[0])
+    except BaseException as first_error:  # noqa: BLE001 (re-raised below, once every chunk is done)
+        error = first_error
+    for future in futures:
+        failure = future.exception()   # waits for the chunk
+        if error is None and failure is not None:
+            error = failure
+    if error is not None:
+        raise error
+
+
+def outer_axis(array: Any, axes: Sequence[int] | None = None) -> int:
+    """Of ``axes`` (default: all), the one with the largest stride: the outermost in memory.
+
+    Cutting an array along it gives pieces that are each one block of memory (for a dense array),
+    whatever order its axes are stored in — (N, C, H, W) or the convolution's (C, H, W, N).
+    """
+    candidates = range(array.ndim) if axes is None else axes
+    return max(candidates, key=lambda axis: (abs(array.strides[axis]) * (array.shape[axis] > 1), -axis))
+
+
+def map_into(fn: Callable[..., Any], out: Any, *inputs: Any, passes: int = 1) -> Any:
+    """``out[...] = fn(*inputs)`` piece by piece, for an ``fn`` that works element by element.
+
+    ``fn(*input_pieces, out=out_piece)`` writes its result into ``out_piece``. The inputs have
+    ``out``'s shape; they are cut along ``out``'s outermost axis in memory. ``passes``: how many
+    times ``fn`` goes over the data (it sets how much work a chunk is). Returns ``out``.
+    """
+    if any(array.shape != out.shape for array in inputs) or out.ndim == 0:
+        fn(*inputs, out=out)
+        return out
+    axis = outer_axis(out)
+    before = (slice(None),) * axis
+    item_bytes = passes * (out.nbytes + sum(array.nbytes for array in inputs)) // max(out.shape[axis], 1)
+
+    def chunk(start: int, stop: int) -> None:
+        piece = before + (slice(start, stop),)
+        fn(*(array[piece] for array in inputs), out=out[piece])
+
+    parallel_for(get_array_module(out), out.shape[axis], item_bytes, chunk)
+    return out
+
+
+def in_pieces(fn: Callable[..., None], *arrays: Any, passes: int = 1) -> None:
+    """``fn(*arrays)`` for an ``fn`` that works element by element, in place, on pieces of the arrays.
+
+    The arrays (None entries are passed on as None) must have one shape and be C-contiguous to be
+    cut — into flat, matching pieces; otherwise ``fn`` gets them whole. ``passes``: how many times
+    ``fn`` goes over the data.
+    """
+    present = [array for array in arrays if array is not None]
+    first = present[0]
+    xp = get_array_module(first)
+    if xp is not numpy or first.ndim == 0 or any(array.shape != first.shape or not array.flags.c_contiguous
+                                                 for array in present):
+        fn(*arrays)
+        return
+    flat = [None if array is None else array.reshape(-1) for array in arrays]
+    item_bytes = passes * sum(array.itemsize for array in present)
+
+    def chunk(start: int, stop: int) -> None:
+        fn(*(None if array is None else array[start:stop] for array in flat))
+
+    parallel_for(xp, first.size, item_bytes, chunk)
+
+
+def copy_into(out: Any, source: Any) -> Any:
+    """``out[...] = source`` in pieces along ``out``'s outermost axis in memory; returns ``out``."""
+    return map_into(_assign, out, source, passes=1)
+
+
+def _assign(source: Any, out: Any) -> None:
+    out[...] = source

@@ -1,0 +1,355 @@
+"""minigrad/parallel.py: the thread pool behind the parallel loops, and the ops that use it.
+
+The ops are checked bit for bit against their one-piece run (one thread): the pieces are disjoint,
+so nothing may change, not even the last bit or a nan's place. ``many_pieces`` makes every array
+worth cutting (the byte threshold down to 1) and the pool 4 threads wide, so that small test
+arrays go through the parallel path.
+"""
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import standin_cupy
+
+import minigrad as mg
+import minigrad.nn.functional as F
+from minigrad import parallel
+
+
+@pytest.fixture
+def many_pieces(monkeypatch):
+    """Every array worth cutting, a pool of 4; yields the set of threads that ran a piece."""
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1)
+    threads = set()
+    run_chunk = parallel._run_chunk
+
+    def recorded(*args):
+        threads.add(threading.get_ident())
+        run_chunk(*args)
+
+    monkeypatch.setattr(parallel, "_run_chunk", recorded)
+    parallel.resize(4)
+    yield threads
+    parallel.resize(None)
+
+
+def one_thread_and_many(compute):
+    """``compute()`` run as one piece (a pool of 1), then in pieces on 4 threads: both results."""
+    parallel.resize(1)
+    whole = compute()
+    parallel.resize(4)
+    return whole, compute()
+
+
+def assert_same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert a.tobytes() == b.tobytes()
+
+
+# --- the pool ---------------------------------------------------------------------------------------------
+
+def _run(code: str) -> object:
+    completed = subprocess.run([sys.executable, "-c", "import json, threading\n" + code],
+                               capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def test_importing_minigrad_starts_no_thread():
+    code = ("import minigrad as mg\n"
+            "before = threading.active_count()\n"
+            "mg.nn.functional.relu(mg.randn(3, 4))\n"       # small: no piece is worth a thread
+            "print(json.dumps([before, threading.active_count()]))")
+    assert _run(code) == [1, 1]
+
+
+def test_the_pool_follows_set_num_threads():
+    code = ("import minigrad as mg\nfrom minigrad import parallel\n"
+            "default = parallel.pool_size() == mg.get_num_threads()\n"
+            "mg.set_num_threads(3)\n"
+            "three = parallel.pool_size()\n"
+            "parallel.MIN_CHUNK_BYTES = 1\n"
+            "seen = set()\n"
+            "def record(start, stop):\n"
+            "    seen.add(threading.get_ident()); import time; time.sleep(0.05)\n"
+            "parallel.parallel_for(__import__('numpy'), 3, 1, record)\n"
+            "mg.set_num_threads(1)\n"
+            "print(json.dumps([default, three, len(seen), parallel.pool_size()]))")
+    assert _run(code) == [True, 3, 3, 1]
+
+
+def test_the_ranges_cover_every_item_once(many_pieces):
+    for n in (1, 2, 3, 7, 100):
+        covered = []
+        lock = threading.Lock()
+
+        def record(start, stop, covered=covered, lock=lock):
+            with lock:
+                covered.extend(range(start, stop))
+
+        parallel.parallel_for(np, n, 1, record)
+        assert sorted(covered) == list(range(n))
+
+
+def test_chunk_ranges_respect_the_threshold(monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1000)
+    assert parallel.chunk_ranges(10, 10, 4) == [(0, 10)]                  # 100 bytes in all: one piece
+    assert parallel.chunk_ranges(10, 250, 4) == [(0, 5), (5, 10)]         # 2500 bytes: two pieces of 1000+
+    assert parallel.chunk_ranges(10, 10_000, 4) == [(0, 2), (2, 5), (5, 7), (7, 10)]
+    assert parallel.chunk_ranges(3, 10_000, 4) == [(0, 1), (1, 2), (2, 3)]  # never more pieces than items
+
+
+def test_small_work_runs_on_the_calling_thread():
+    threads = set()
+    parallel.parallel_for(np, 1000, 1, lambda start, stop: threads.add(threading.get_ident()))
+    assert threads == {threading.get_ident()}
+
+
+def test_an_exception_reaches_the_caller_after_every_piece_is_done(many_pieces):
+    finished = []
+
+    def work(start, stop):
+        if start == 0:
+            raise ValueError("piece 0 failed")
+        time.sleep(0.05)
+        finished.append(start)
+
+    with pytest.raises(ValueError, match="piece 0 failed"):
+        parallel.parallel_for(np, 4, 1, work)
+    assert sorted(finished) == [1, 2, 3]                                   # the others ran to their end
+
+
+def test_an_exception_in_a_pool_thread_reaches_the_caller(many_pieces):
+    def work(start, stop):
+        if start == 3:
+            raise IndexError("last piece")
+
+    with pytest.raises(IndexError, match="last piece"):
+        parallel.parallel_for(np, 4, 1, work)
+
+
+def test_nested_loops_run_serially_inside_a_piece(many_pieces):
+    inner_threads = []
+
+    def outer(start, stop):
+        me = threading.get_ident()
+        seen = set()
+        parallel.parallel_for(np, 8, 1, lambda a, b: seen.add(threading.get_ident()))
+        inner_threads.append(seen == {me})
+
+    parallel.parallel_for(np, 4, 1, outer)                                 # returns: no deadlock
+    assert inner_threads == [True] * 4
+
+
+def test_pieces_compute_under_the_callers_numpy_error_state(many_pieces):
+    states = []
+    with np.errstate(divide="ignore", invalid="raise"):
+        parallel.parallel_for(np, 4, 1, lambda start, stop: states.append(np.geterr()["invalid"]))
+    assert states == ["raise"] * 4
+
+
+def test_the_cupy_standin_runs_in_one_piece_on_the_calling_thread(many_pieces):
+    cp = standin_cupy.standin
+    calls = []
+    parallel.parallel_for(cp, 100, 10**6,
+                          lambda start, stop: calls.append((start, stop, threading.get_ident())))
+    assert calls == [(0, 100, threading.get_ident())]
+    out = cp.empty((64, 8))
+    parallel.map_into(lambda x, out: cp.negative(x, out=out), out, cp.ones((64, 8)))
+    assert float(out.sum().get()) == -512.0
+
+
+def test_outer_axis_is_the_outermost_in_memory():
+    x = np.empty((4, 3, 5, 6))
+    assert parallel.outer_axis(x) == 0
+    assert parallel.outer_axis(x.transpose(3, 0, 1, 2)) == 1                # (C, H, W, N) memory read as NCHW
+    assert parallel.outer_axis(np.empty((1, 3, 5)).transpose(0, 1, 2)) == 1  # a length-1 axis is no cut
+
+
+# --- the ops that use it, bit for bit -----------------------------------------------------------------
+
+def _activation(order: str, seed: int = 0) -> np.ndarray:
+    """A (N, C, H, W) float32 array with nan, ±inf, −0.0 and ties, C-ordered or in (C, H, W, N) memory."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((6, 5, 8, 8)).astype(np.float32)
+    x[0, 0, 0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    x[1, 1, 2:4, 2:4] = 1.5                                                 # a window of ties
+    return x if order == "nchw" else np.ascontiguousarray(x.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2)
+
+
+@pytest.mark.parametrize("order", ["nchw", "chwn"])
+def test_relu_forward_and_backward_are_the_same_in_pieces(many_pieces, order):
+    x = _activation(order)
+    grad = _activation("nchw", seed=1)
+
+    def compute():
+        a = mg.tensor(x, requires_grad=True)
+        y = F.relu(a)
+        y.backward(mg.tensor(grad))
+        return y.detach().numpy(), a.grad.numpy()
+
+    (y1, g1), (y4, g4) = one_thread_and_many(compute)
+    assert_same_bits(y1, y4)
+    assert_same_bits(g1, g4)
+    assert_same_bits(y1, np.where(x < 0, np.float32(0), x))                # and right
+    assert len(many_pieces) > 1
+
+
+@pytest.mark.parametrize("order", ["nchw", "chwn"])
+@pytest.mark.parametrize("settings", [
+    dict(kernel_size=2),                                                    # tiling windows
+    dict(kernel_size=3, stride=2, padding=1),                               # overlapping, padded
+    dict(kernel_size=3, stride=2, ceil_mode=True),                          # a partial last window
+    dict(kernel_size=2, stride=1, dilation=2),
+])
+def test_max_pool_forward_and_backward_are_the_same_in_pieces(many_pieces, order, settings):
+    x = _activation(order)
+    x[0, 0, 0, 0] = 0.0                                                     # finite maxima: the fast backward
+    x[0, 0, 0, 1:3] = 2.0
+
+    def compute():
+        a = mg.tensor(x, requires_grad=True)
+        y = F.max_pool2d(a, **settings)
+        rng = np.random.default_rng(2)
+        y.backward(mg.tensor(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+        return y.detach().numpy(), a.grad.numpy()
+
+    (y1, g1), (y4, g4) = one_thread_and_many(compute)
+    assert_same_bits(y1, y4)
+    assert_same_bits(g1, g4)
+    assert len(many_pieces) > 1
+
+
+@pytest.mark.parametrize("order", ["nchw", "chwn"])
+@pytest.mark.parametrize("settings", [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+    dict(kernel_size=2, stride=1, divisor_override=3),
+])
+def test_avg_pool_forward_and_backward_are_the_same_in_pieces(many_pieces, order, settings):
+    x = _activation(order)
+    x[0, 0, 0, :4] = [1.0, 2.0, -3.0, -0.0]                                # finite: the sums stay numbers
+
+    def compute():
+        a = mg.tensor(x, requires_grad=True)
+        y = F.avg_pool2d(a, **settings)
+        y.backward(mg.tensor(np.random.default_rng(7).standard_normal(tuple(y.shape)).astype(np.float32)))
+        whole_numbers = F.avg_pool2d(mg.tensor((x * 10).astype(np.int64)), **settings)
+        return y.detach().numpy(), a.grad.numpy(), whole_numbers.numpy()
+
+    whole, pieces = one_thread_and_many(compute)
+    for one, many in zip(whole, pieces):
+        assert_same_bits(one, many)
+    assert len(many_pieces) > 1
+
+
+def test_max_pool_of_a_single_image_is_the_same_in_pieces(many_pieces):
+    x = _activation("nchw")[0]                                              # (C, H, W): cut along C
+    (y1, _), (y4, _) = one_thread_and_many(lambda: (F.max_pool2d(mg.tensor(x), 2).numpy(), None))
+    assert_same_bits(y1, y4)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(amsgrad=True, weight_decay=0.1),
+                                     dict(maximize=True, decoupled_weight_decay=True, weight_decay=0.1)])
+def test_adam_updates_are_the_same_in_pieces(many_pieces, options):
+    rng = np.random.default_rng(3)
+    start = rng.standard_normal((33, 17)).astype(np.float32)
+    grads = [rng.standard_normal((33, 17)).astype(np.float32) for _ in range(3)]
+
+    def compute():
+        p = mg.tensor(start.copy(), requires_grad=True)
+        optimizer = mg.optim.Adam([p], lr=0.1, **options)
+        for g in grads:
+            p.grad = mg.tensor(g)
+            optimizer.step()
+        state = optimizer.state[p]
+        return p.detach().numpy(), state["exp_avg_sq"].numpy()
+
+    (p1, v1), (p4, v4) = one_thread_and_many(compute)
+    assert_same_bits(p1, p4)
+    assert_same_bits(v1, v4)
+    assert not np.array_equal(p1, start)
+    assert len(many_pieces) > 1
+
+
+@pytest.mark.parametrize("options", [dict(), dict(momentum=0.9, weight_decay=0.1),
+                                     dict(momentum=0.9, nesterov=True, maximize=True),
+                                     dict(momentum=0.5, dampening=0.3)])
+def test_sgd_updates_are_the_same_in_pieces(many_pieces, options):
+    rng = np.random.default_rng(6)
+    start = rng.standard_normal((40, 9)).astype(np.float32)
+    grads = [rng.standard_normal((40, 9)).astype(np.float32) for _ in range(3)]
+
+    def compute():
+        p = mg.tensor(start.copy(), requires_grad=True)
+        optimizer = mg.optim.SGD([p], lr=0.1, **options)
+        for g in grads:
+            p.grad = mg.tensor(g)
+            optimizer.step()
+        return p.detach().numpy()
+
+    one, many = one_thread_and_many(compute)
+    assert_same_bits(one, many)
+    assert not np.array_equal(one, start)
+    assert len(many_pieces) > 1
+
+
+@pytest.mark.parametrize("settings", [
+    dict(in_channels=6, out_channels=8, kernel=3, padding=1),                          # padded
+    dict(in_channels=1, out_channels=4, kernel=5, padding=2),                          # im2col cut over rows
+    dict(in_channels=3, out_channels=4, kernel=3, stride=2, padding=1),                # rows, strided
+    dict(in_channels=6, out_channels=4, kernel=3, stride=2),                           # strided, no padding
+    dict(in_channels=8, out_channels=8, kernel=3, padding=2, dilation=2, groups=2),    # dilated, grouped
+    dict(in_channels=6, out_channels=12, kernel=3, padding=1, groups=6),               # depthwise, m = 2
+    dict(in_channels=6, out_channels=6, kernel=(3, 2), padding=(1, 0), dilation=(1, 2), groups=6),
+])
+def test_the_default_convolution_is_the_same_in_pieces(many_pieces, settings):
+    """The tuned im2col driver's copies (im2col_threads.py) and the depthwise path, cut over channels."""
+    settings = dict(settings)
+    c_in, c_out, kernel = settings.pop("in_channels"), settings.pop("out_channels"), settings.pop("kernel")
+    kh, kw = kernel if isinstance(kernel, tuple) else (kernel, kernel)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((5, c_in, 9, 10)).astype(np.float32)
+    weight = rng.standard_normal((c_out, c_in // settings.get("groups", 1), kh, kw)).astype(np.float32)
+
+    def compute():
+        a, w = mg.tensor(x, requires_grad=True), mg.tensor(weight, requires_grad=True)
+        y = F.conv2d(a, w, **settings)
+        y.backward(mg.tensor(np.random.default_rng(5).standard_normal(tuple(y.shape)).astype(np.float32)))
+        return y.detach().numpy(), a.grad.numpy(), w.grad.numpy()
+
+    whole, pieces = one_thread_and_many(compute)
+    for one, many in zip(whole, pieces):
+        assert_same_bits(one, many)
+    assert len(many_pieces) > 1
+
+
+def test_blocked_copies_are_the_same_in_pieces(many_pieces, monkeypatch):
+    from minigrad import _layout
+
+    monkeypatch.setattr(_layout, "BLOCK_BYTES", 64)
+    array = np.ascontiguousarray(_activation("chwn").transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2)
+    parallel.resize(4)
+    copy = _layout.contiguous_copy(array)
+    assert copy.flags.c_contiguous and copy.tobytes() == np.ascontiguousarray(array).tobytes()
+    assert len(many_pieces) > 1
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="os.fork is POSIX only")
+def test_a_forked_child_makes_its_own_pool():
+    code = ("import os, numpy\nfrom minigrad import parallel\n"
+            "parallel.MIN_CHUNK_BYTES = 1\nparallel.resize(2)\n"
+            "parallel.parallel_for(numpy, 2, 1, lambda a, b: None)\n"       # the parent's pool runs
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    seen = []\n"
+            "    parallel.parallel_for(numpy, 2, 1, lambda a, b: seen.append(a))\n"  # hangs on the old pool
+            "    os._exit(0 if sorted(seen) == [0, 1] else 1)\n"
+            "print(json.dumps(os.waitpid(pid, 0)[1]))")
+    assert _run(code) == 0
