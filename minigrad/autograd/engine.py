@@ -7,7 +7,7 @@ broadcast in the forward is summed back to the input's shape here, in one place.
 
 :class:`BackwardPass` does one node per :meth:`~BackwardPass.step`, so a teacher's
 stepper can pause between nodes; :func:`run_backward` simply steps until the end.
-docs/architecture.md shows the same walk first in fifteen lines (a topological sort and a
+docs/architecture.md shows the same walk first in twenty lines (a topological sort and a
 reversed loop), which :func:`call_backward`, the one call into a node, serves too.
 """
 
