@@ -159,7 +159,7 @@ def _cuda_array_type() -> type | None:
 # --- arrays and their devices ------------------------------------------------------------
 
 def get_array_module(array: Any) -> Any:
-    """The array module (``numpy`` or ``cupy``) that owns ``array``: Chainer's ``xp``."""
+    """The array module (``numpy`` or ``cupy``) owning ``array`` (an array or a Tensor): Chainer's ``xp``."""
     if isinstance(array, numpy.ndarray):
         return numpy
     array_type = _cuda_array_type()

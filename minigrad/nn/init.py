@@ -24,7 +24,6 @@ from minigrad.backend import get_array_module
 from minigrad.creation import empty, empty_like, eye
 from minigrad.creation import tensor as _tensor
 from minigrad.dtypes import int64
-from minigrad.ops._util import wrap
 from minigrad.ops.elementwise import where
 from minigrad.random import Generator
 from minigrad.tensor import Tensor
@@ -219,7 +218,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
     if rows < cols:
         q = q.T
     with no_grad():
-        tensor.copy_(wrap(q.astype(matrix.dtype, copy=False)).reshape(tensor.shape))
+        tensor.copy_(Tensor(q.astype(matrix.dtype, copy=False)).reshape(tensor.shape))
         tensor.mul_(gain)
     return tensor
 

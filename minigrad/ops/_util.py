@@ -11,6 +11,7 @@ import numpy
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.grad_mode import _GradMode
+from minigrad.backend import get_array_module
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -85,15 +86,6 @@ def reduction_axes(dim: Any, ndim: int) -> tuple | None:
         return axes if axes and ndim else None
     axis = _normalize_dim(dim, ndim)
     return (axis,) if ndim else None
-
-
-def wrap(array: Any) -> Tensor:
-    """A Tensor around a fresh result array (NumPy scalars become 0-d arrays)."""
-    return Tensor(array)
-
-
-def xp_of(tensor: Tensor) -> Any:
-    return backend.get_array_module(tensor._array)
 
 
 # The integer type of each float type's width: selecting by bits (see grad_where).
@@ -174,7 +166,7 @@ class ViewInfo:
 def mark_view(out: Tensor, base: Tensor, fn: Callable) -> Tensor:
     """Record that ``out`` shares ``base``'s memory and was made from it by the array function
     ``fn``: one version counter for both (``out._base``, the storage's owner) and ``out._view``."""
-    xp = xp_of(base)
+    xp = get_array_module(base)
     if xp.may_share_memory(out._array, base._array):
         root = base if base._base is None else base._base
         out._base = root

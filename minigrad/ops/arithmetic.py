@@ -11,6 +11,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function, check_same_device
+from minigrad.backend import get_array_module
 from minigrad.ops._util import (
     apply_broadcasting,
     array_of,
@@ -18,8 +19,6 @@ from minigrad.ops._util import (
     check_broadcast,
     first_tensor,
     ieee_results,
-    wrap,
-    xp_of,
 )
 from minigrad.tensor import Tensor
 
@@ -92,11 +91,11 @@ class Add(Function):
         x, y = _promoted(ctx, a, b)
         _check_alpha(alpha, a, b)
         ctx.alpha = alpha
-        return wrap(x + y if alpha == 1 else x + alpha * y)
+        return Tensor(x + y if alpha == 1 else x + alpha * y)
 
     @staticmethod
     def backward(ctx, grad):
-        grad_b = grad if ctx.alpha == 1 else wrap(grad.array * ctx.alpha)
+        grad_b = grad if ctx.alpha == 1 else Tensor(grad.array * ctx.alpha)
         return grad, grad_b, None
 
 
@@ -122,11 +121,11 @@ class Sub(Function):
                                "operator instead.")
         _check_alpha(alpha, a, b)
         ctx.alpha = alpha
-        return wrap(x - y if alpha == 1 else x - alpha * y)
+        return Tensor(x - y if alpha == 1 else x - alpha * y)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, wrap(grad.array * -ctx.alpha), None
+        return grad, Tensor(grad.array * -ctx.alpha), None
 
 
 class Rsub(Sub):
@@ -137,7 +136,7 @@ class Rsub(Sub):
 
     @staticmethod
     def backward(ctx, grad):
-        return None, wrap(grad.array * -ctx.alpha), None
+        return None, Tensor(grad.array * -ctx.alpha), None
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
@@ -154,13 +153,13 @@ class Mul(Function):
     def forward(ctx, a, b):
         x, y = _promoted(ctx, a, b)
         _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1], keep_b=ctx.needs_input_grad[0])
-        return wrap(x * y)
+        return Tensor(x * y)
 
     @staticmethod
     def backward(ctx, grad):
         a_value, b_value = _saved_operands(ctx)
-        grad_a = wrap(grad.array * b_value) if ctx.needs_input_grad[0] else None
-        grad_b = wrap(grad.array * a_value) if ctx.needs_input_grad[1] else None
+        grad_a = Tensor(grad.array * b_value) if ctx.needs_input_grad[0] else None
+        grad_b = Tensor(grad.array * a_value) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -179,14 +178,14 @@ class Div(Function):
         x, y = _promoted(ctx, a, b, floating=True)
         _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1])
         with ieee_results():
-            return wrap(x / y)
+            return Tensor(x / y)
 
     @staticmethod
     def backward(ctx, grad):
         a_value, b_value = _saved_operands(ctx)
-        grad_a = wrap(grad.array / b_value) if ctx.needs_input_grad[0] else None
+        grad_a = Tensor(grad.array / b_value) if ctx.needs_input_grad[0] else None
         # -(a / b) / b, as PyTorch: b² underflows to 0 for a tiny b, where a / b / b need not
-        grad_b = wrap(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
+        grad_b = Tensor(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -219,15 +218,15 @@ class Pow(Function):
         if _is_bool(a) and _is_bool(b):  # PyTorch has a bool power only for a bool number as the exponent
             if type(b) is not bool:
                 raise NotImplementedError("\"pow\" not implemented for 'Bool'")
-            return wrap(a.array.copy() if b else xp_of(a).ones_like(a.array))
+            return Tensor(a.array.copy() if b else get_array_module(a).ones_like(a.array))
         x, y = _promoted(ctx, a, b)
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         try:
             with ieee_results():
-                out = wrap(x ** y)
+                out = Tensor(x ** y)
         except ValueError:  # NumPy refuses an integer array of exponents with negatives; PyTorch does not
-            out = wrap(_integer_power(xp_of(first_tensor(a, b)), x, y))
+            out = Tensor(_integer_power(get_array_module(first_tensor(a, b)), x, y))
         _save_operands(ctx, a, b)
         if isinstance(b, Tensor):  # PyTorch's overloads: tensor ** number, tensor ** tensor, number ** tensor
             ctx._name = "PowBackward1" if isinstance(a, Tensor) else "PowBackward2"
@@ -238,7 +237,7 @@ class Pow(Function):
     def backward(ctx, grad):
         a_value, b_value = _saved_operands(ctx)
         out_array = ctx.output
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             # b · a^(b-1), written so that b == 0 gives 0 even where a == 0 (as PyTorch)
@@ -247,14 +246,14 @@ class Pow(Function):
                 grad_a = xp.where(b_value == 0, 0.0, grad_a)
             elif b_value == 0:  # a number: decided here, since xp.where needs an array condition
                 grad_a = xp.zeros_like(grad_a)
-            grad_a = wrap(grad_a)
+            grad_a = Tensor(grad_a)
         if ctx.needs_input_grad[1]:
             # z · ln(a), taking ln(0) as 0 so that 0 ** b has gradient 0 in b (as PyTorch)
             if isinstance(a_value, (int, float)):
                 log_a = math.log(a_value) if a_value > 0 else 0.0 if a_value == 0 else math.nan
             else:
                 log_a = xp.log(xp.where(a_value == 0, 1.0, a_value))
-            grad_b = wrap(grad.array * out_array * log_a)
+            grad_b = Tensor(grad.array * out_array * log_a)
         return grad_a, grad_b
 
 
@@ -272,11 +271,11 @@ class Neg(Function):
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                "If you are trying to invert a mask, use the `~` or `logical_not()` "
                                "operator instead.")
-        return wrap(-a.array)
+        return Tensor(-a.array)
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(-grad.array)
+        return Tensor(-grad.array)
 
 
 def neg(a: Tensor) -> Tensor:
@@ -294,23 +293,23 @@ def _quotient_operands(a: Any, b: Any, kernel: str) -> tuple:
     x, y = array_of(a, dtype), array_of(b, dtype)
     if not dtype.is_floating_point and bool(y == 0 if isinstance(y, (int, float)) else (y == 0).any()):
         raise RuntimeError("ZeroDivisionError")
-    return xp_of(first_tensor(a, b)), dtype, x, y
+    return get_array_module(first_tensor(a, b)), dtype, x, y
 
 
 def floor_divide(a: Any, b: Any) -> Tensor:
     """a // b rounded down; not differentiable (its gradient is zero almost everywhere)."""
     _, _, x, y = _quotient_operands(a, b, "div_floor_cpu")
     with ieee_results():  # x // 0.0 is ±inf or nan, silently, as in PyTorch
-        return wrap(x // y)
+        return Tensor(x // y)
 
 
 def _trunc_divide(a: Any, b: Any) -> Tensor:
     """a / b rounded towards zero, in the operands' result dtype (``div(rounding_mode='trunc')``)."""
     xp, dtype, x, y = _quotient_operands(a, b, "div_trunc_cpu")
     if dtype.is_floating_point:
-        return wrap(xp.trunc(x / y))
+        return Tensor(xp.trunc(x / y))
     quotient = abs(x) // abs(y)  # exact on integers: trunc(a / b) = sign(a / b) · floor(|a| / |b|)
-    return wrap(xp.where((x < 0) != (y < 0), -quotient, quotient))
+    return Tensor(xp.where((x < 0) != (y < 0), -quotient, quotient))
 
 
 class Remainder(Function):
@@ -321,14 +320,14 @@ class Remainder(Function):
         _, _, x, y = _quotient_operands(a, b, "remainder_cpu")
         _save_operands(ctx, a, b)
         with ieee_results():  # x % 0.0 is nan, silently, as in PyTorch
-            return wrap(x % y)
+            return Tensor(x % y)
 
     @staticmethod
     def backward(ctx, grad):
         a_value, b_value = _saved_operands(ctx)
         grad_b = None
         if ctx.needs_input_grad[1]:
-            grad_b = wrap(-grad.array * (a_value // b_value))
+            grad_b = Tensor(-grad.array * (a_value // b_value))
         return grad, grad_b
 
 

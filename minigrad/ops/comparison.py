@@ -6,6 +6,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import check_same_device
+from minigrad.backend import get_array_module
 from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
     array_of,
@@ -13,8 +14,6 @@ from minigrad.ops._util import (
     check_broadcast,
     first_tensor,
     reduction_axes,
-    wrap,
-    xp_of,
 )
 from minigrad.tensor import Tensor
 
@@ -25,7 +24,7 @@ def _compare(name: str, a: Any, b: Any) -> Tensor:
     check_same_device((a, b), name)
     check_broadcast(a, b)
     dtype = _dtypes.result_type(a, b)
-    return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
+    return Tensor(getattr(get_array_module(like), name)(array_of(a, dtype), array_of(b, dtype)))
 
 
 def eq(a: Any, other: Any) -> Tensor:
@@ -62,7 +61,7 @@ def logical_binary(name: str, a: Any, b: Any) -> Tensor:
     if dtype.is_floating_point:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{TORCH_TYPE_NAMES[dtype.name]}\' '
                                   f"(bitwise operations take integer and bool tensors)")
-    return wrap(getattr(xp_of(like), name)(array_of(a, dtype), array_of(b, dtype)))
+    return Tensor(getattr(get_array_module(like), name)(array_of(a, dtype), array_of(b, dtype)))
 
 
 def shift(name: str, a: Any, b: Any) -> Tensor:
@@ -77,24 +76,24 @@ def shift(name: str, a: Any, b: Any) -> Tensor:
     kernel = "lshift_cpu" if name == "left_shift" else "rshift_cpu"
     if dtype.is_floating_point or dtype is _dtypes.bool:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{TORCH_TYPE_NAMES[dtype.name]}\'')
-    xp = xp_of(like)
+    xp = get_array_module(like)
     x, count = (xp.asarray(array_of(v, dtype), dtype=dtype.numpy) for v in (a, b))
     inside = (count >= 0) & (count < x.dtype.itemsize * 8)
     shifted = getattr(xp, name)(x, xp.where(inside, count, 0).astype(x.dtype))
     zero = x.dtype.type(0)
     signed_right = name == "right_shift" and x.dtype.kind == "i"
     shifted_out = xp.where(x < 0, x.dtype.type(-1), zero) if signed_right else zero
-    return wrap(xp.where(inside, shifted, shifted_out).astype(x.dtype, copy=False))
+    return Tensor(xp.where(inside, shifted, shifted_out).astype(x.dtype, copy=False))
 
 
 def invert(a: Tensor) -> Tensor:
     if a.dtype.is_floating_point:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-    return wrap(~a.array)
+    return Tensor(~a.array)
 
 
 def logical_not(a: Tensor) -> Tensor:
-    return wrap(xp_of(a).logical_not(a.array))
+    return Tensor(get_array_module(a).logical_not(a.array))
 
 
 def _logical(name: str, a: Tensor, b: Any) -> Tensor:
@@ -104,8 +103,8 @@ def _logical(name: str, a: Tensor, b: Any) -> Tensor:
         raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}")
     check_same_device((a, b), name)
     check_broadcast(a, b)
-    xp = xp_of(like)
-    return wrap(getattr(xp, name)(a.array != 0, b.array != 0))
+    xp = get_array_module(like)
+    return Tensor(getattr(xp, name)(a.array != 0, b.array != 0))
 
 
 def logical_and(a: Tensor, b: Tensor) -> Tensor:
@@ -140,43 +139,43 @@ def _check_close_operands(a: Tensor, b: Tensor) -> None:
 
 def allclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> bool:
     _check_close_operands(a, b)
-    return bool(xp_of(a).allclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(get_array_module(a).allclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isclose(a: Tensor, b: Tensor, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False) -> Tensor:
     _check_close_operands(a, b)
-    return wrap(xp_of(a).isclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor(get_array_module(a).isclose(a.array, b.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def isnan(a: Tensor) -> Tensor:
-    return wrap(xp_of(a).isnan(a.array))
+    return Tensor(get_array_module(a).isnan(a.array))
 
 
 def isfinite(a: Tensor) -> Tensor:
-    return wrap(xp_of(a).isfinite(a.array))
+    return Tensor(get_array_module(a).isfinite(a.array))
 
 
 def isinf(a: Tensor) -> Tensor:
-    return wrap(xp_of(a).isinf(a.array))
+    return Tensor(get_array_module(a).isinf(a.array))
 
 
 def any(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return wrap(a.array.any(axis=reduction_axes(dim, a.ndim), keepdims=keepdim))
+    return Tensor(a.array.any(axis=reduction_axes(dim, a.ndim), keepdims=keepdim))
 
 
 def all(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return wrap(a.array.all(axis=reduction_axes(dim, a.ndim), keepdims=keepdim))
+    return Tensor(a.array.all(axis=reduction_axes(dim, a.ndim), keepdims=keepdim))
 
 
 def nonzero(a: Tensor, *, as_tuple: bool = False) -> Any:
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or a tuple of 1-D ones."""
-    xp = xp_of(a)
+    xp = get_array_module(a)
     if a.ndim == 0:  # NumPy refuses 0-d; PyTorch treats it as 1-D (as_tuple) or gives (n, 0) indices
         (found,) = xp.nonzero(a.array.reshape(1))
         if as_tuple:
-            return (wrap(found.astype(_dtypes.int64.numpy)),)
-        return wrap(xp.zeros((found.size, 0), dtype=_dtypes.int64.numpy))
+            return (Tensor(found.astype(_dtypes.int64.numpy)),)
+        return Tensor(xp.zeros((found.size, 0), dtype=_dtypes.int64.numpy))
     indices = xp.nonzero(a.array)
     if as_tuple:
-        return tuple(wrap(i.astype(_dtypes.int64.numpy)) for i in indices)
-    return wrap(xp.stack(indices, axis=1).astype(_dtypes.int64.numpy))
+        return tuple(Tensor(i.astype(_dtypes.int64.numpy)) for i in indices)
+    return Tensor(xp.stack(indices, axis=1).astype(_dtypes.int64.numpy))

@@ -8,7 +8,8 @@ from typing import Any
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
-from minigrad.ops._util import ieee_results, wrap, xp_of
+from minigrad.backend import get_array_module
+from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor
 
 
@@ -20,11 +21,11 @@ class Cast(Function):
     @staticmethod
     def forward(ctx, a, dtype):
         ctx.input_dtype = a.dtype
-        return wrap(a.array.astype(dtype.numpy))
+        return Tensor(a.array.astype(dtype.numpy))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(grad.array.astype(ctx.input_dtype.numpy)), None
+        return Tensor(grad.array.astype(ctx.input_dtype.numpy)), None
 
 
 class ToDevice(Function):
@@ -33,11 +34,11 @@ class ToDevice(Function):
     @staticmethod
     def forward(ctx, a, device):
         ctx.input_device = a.device
-        return wrap(backend.to_device(a.array, device))
+        return Tensor(backend.to_device(a.array, device))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(backend.to_device(grad.array, ctx.input_device)), None
+        return Tensor(backend.to_device(grad.array, ctx.input_device)), None
 
 
 class Clone(Function):
@@ -45,7 +46,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return wrap(a.array.copy())
+        return Tensor(a.array.copy())
 
     @staticmethod
     def backward(ctx, grad):
@@ -73,7 +74,7 @@ def to(a: Tensor, device: Any = None, dtype: Any = None, copy: bool = False) -> 
 def _cast_no_grad(a: Tensor, dtype: _dtypes.dtype) -> Tensor:
     """Casting to an integer or bool type ends differentiation (as in PyTorch)."""
     with ieee_results():  # nan or inf to an integer: whatever the cast gives, silently as in PyTorch
-        return wrap(a.array.astype(dtype.numpy))
+        return Tensor(a.array.astype(dtype.numpy))
 
 
 def read_to_overload(args: tuple, kwargs: dict) -> tuple:
@@ -118,10 +119,10 @@ class Copy(Function):
 
     @staticmethod
     def forward(ctx, a, source):
-        xp = xp_of(a)
+        xp = get_array_module(a)
         array = xp.asarray(source.array if isinstance(source, Tensor) else source, dtype=a.array.dtype)
         try:
-            return wrap(xp.broadcast_to(array, a.array.shape).copy())
+            return Tensor(xp.broadcast_to(array, a.array.shape).copy())
         except ValueError:  # the array library's broadcast error, as PyTorch's
             raise RuntimeError(f"copy_: the source of shape {list(array.shape)} can't be broadcast to the "
                                f"destination's shape {list(a.array.shape)}") from None

@@ -15,8 +15,9 @@ from typing import Any
 import numpy
 
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
-from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast, wrap, xp_of
+from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast
 from minigrad.tensor import Tensor
 
 
@@ -31,7 +32,7 @@ class ClampMinUntracked(Function):
 
     @staticmethod
     def forward(ctx, a, eps):
-        return wrap(xp_of(a).maximum(a.array, a.array.dtype.type(eps)))
+        return Tensor(get_array_module(a).maximum(a.array, a.array.dtype.type(eps)))
 
     @staticmethod
     def backward(ctx, grad):

@@ -15,7 +15,7 @@ from minigrad import backend
 from minigrad.autograd.function import Function
 from minigrad.ops import inplace
 from minigrad.ops._checks import dropout as checks
-from minigrad.ops._util import grad_where, ieee_results, wrap
+from minigrad.ops._util import grad_where, ieee_results
 from minigrad.random import Generator, default_generator
 from minigrad.tensor import Tensor
 
@@ -43,13 +43,13 @@ class Dropout(Function):
         shape = x.shape[:2] + (1,) * (x.ndim - 2) if per_channel else x.shape
         ctx.mask = dropout_mask(shape, p, x.dtype, input.device, generator)
         with ieee_results():  # inf · 0 = nan, as in PyTorch
-            return wrap(x * ctx.mask)
+            return Tensor(x * ctx.mask)
 
     @staticmethod
     def backward(ctx, grad):
         # Selected, not multiplied: a dropped element gets exactly 0 even where δ is nan or inf.
         # (PyTorch multiplies here, so it gives nan there; minigrad follows its rule that masks select.)
-        return wrap(grad_where(ctx.mask != 0, grad.array * ctx.mask)), None, None, None
+        return Tensor(grad_where(ctx.mask != 0, grad.array * ctx.mask)), None, None, None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,

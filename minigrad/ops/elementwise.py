@@ -13,6 +13,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops import inplace as _inplace
 from minigrad.ops._util import (
     apply_broadcasting,
@@ -23,8 +24,6 @@ from minigrad.ops._util import (
     ieee_results,
     not_implemented_for,
     sign_array,
-    wrap,
-    xp_of,
     zero_where,
 )
 from minigrad.parallel import map_into
@@ -45,14 +44,14 @@ class Exp(Function):
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
-            out = wrap(xp_of(a).exp(_floating(a)))
+            out = Tensor(get_array_module(a).exp(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return wrap(grad.array * out.array)
+        return Tensor(grad.array * out.array)
 
 
 class Log(Function):
@@ -62,12 +61,12 @@ class Log(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():
-            return wrap(xp_of(a).log(_floating(a)))
+            return Tensor(get_array_module(a).log(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array / a.array)
+        return Tensor(grad.array / a.array)
 
 
 class Sqrt(Function):
@@ -76,14 +75,14 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
-            out = wrap(xp_of(a).sqrt(_floating(a)))
+            out = Tensor(get_array_module(a).sqrt(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return wrap(grad.array / (2 * out.array))
+        return Tensor(grad.array / (2 * out.array))
 
 
 class Sin(Function):
@@ -92,12 +91,12 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(xp_of(a).sin(_floating(a)))
+        return Tensor(get_array_module(a).sin(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array * xp_of(a).cos(a.array))
+        return Tensor(grad.array * get_array_module(a).cos(a.array))
 
 
 class Cos(Function):
@@ -106,12 +105,12 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(xp_of(a).cos(_floating(a)))
+        return Tensor(get_array_module(a).cos(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(-grad.array * xp_of(a).sin(a.array))
+        return Tensor(-grad.array * get_array_module(a).sin(a.array))
 
 
 class Tanh(Function):
@@ -119,7 +118,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = wrap(xp_of(a).tanh(_floating(a)))
+        out = Tensor(get_array_module(a).tanh(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -127,7 +126,7 @@ class Tanh(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y = out.array
-        return wrap(grad.array * (1 - y * y))
+        return Tensor(grad.array * (1 - y * y))
 
 
 class Sigmoid(Function):
@@ -135,10 +134,10 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
-        xp = xp_of(a)
+        xp = get_array_module(a)
         x = _floating(a)
         e = xp.exp(-xp.abs(x))  # in (0, 1]: never overflows
-        out = wrap(xp.where(x >= 0, 1 / (1 + e), e / (1 + e)))
+        out = Tensor(xp.where(x >= 0, 1 / (1 + e), e / (1 + e)))
         ctx.save_for_backward(out)
         return out
 
@@ -146,7 +145,7 @@ class Sigmoid(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y = out.array
-        return wrap(grad.array * y * (1 - y))
+        return Tensor(grad.array * y * (1 - y))
 
 
 class Relu(Function):  # PyTorch names its node ReluBackward0
@@ -159,7 +158,7 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
         x = a.array
         # x where it is not negative: keeps -0.0 and nan, as PyTorch's (the backward's selection).
         # Large arrays go in pieces on minigrad's threads (minigrad/parallel.py): the same numbers.
-        out = wrap(map_into(_relu, xp_of(a).empty_like(x), x, passes=3))
+        out = Tensor(map_into(_relu, get_array_module(a).empty_like(x), x, passes=3))
         ctx.save_for_backward(out)
         return out
 
@@ -167,7 +166,7 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         g = grad.array
-        return wrap(map_into(_relu_backward, xp_of(grad).empty_like(g), out.array, g, passes=3))
+        return Tensor(map_into(_relu_backward, get_array_module(grad).empty_like(g), out.array, g, passes=3))
 
 
 def _relu(x: Any, out: Any) -> Any:
@@ -191,7 +190,7 @@ class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyRe
             ctx._name = "LeakyReluBackward1"
         x = a.array
         with ieee_results():  # -inf · 0 is nan, as PyTorch's
-            return wrap(xp_of(a).where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False))
+            return Tensor(get_array_module(a).where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -203,8 +202,9 @@ class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyRe
                                "version instead.")
         (a,) = ctx.saved_tensors
         g = grad.array
-        grad_a = xp_of(grad).where(a.array > 0, g, g * ctx.negative_slope).astype(g.dtype, copy=False)
-        return wrap(grad_a), None, None
+        xp = get_array_module(grad)
+        grad_a = xp.where(a.array > 0, g, g * ctx.negative_slope).astype(g.dtype, copy=False)
+        return Tensor(grad_a), None, None
 
 
 class Abs(Function):
@@ -213,13 +213,13 @@ class Abs(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(xp_of(a).abs(a.array))
+        return Tensor(get_array_module(a).abs(a.array))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         # PyTorch multiplies here: an inf or nan arriving at a = 0 stays nan
-        return wrap(grad.array * sign_array(xp_of(a), a.array))
+        return Tensor(grad.array * sign_array(get_array_module(a), a.array))
 
 
 class Clamp(Function):
@@ -235,13 +235,13 @@ class Clamp(Function):
         ctx.low, ctx.high = low, high
         dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
         out = array_of(a, dtype)
-        xp = xp_of(a)
+        xp = get_array_module(a)
         # Selected as PyTorch's min(max(a, low), high): a itself unless beyond a bound, so -0.0 and nan stay.
         if low is not None:
             out = xp.where(out < low, low, out)
         if high is not None:
             out = xp.where(out > high, high, out)
-        return wrap(out.astype(dtype.numpy, copy=False))
+        return Tensor(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -251,7 +251,7 @@ class Clamp(Function):
             inside = inside & (a.array >= ctx.low)
         if ctx.high is not None:
             inside = inside & (a.array <= ctx.high)
-        return wrap(grad_where(inside, grad.array)), None, None
+        return Tensor(grad_where(inside, grad.array)), None, None
 
 
 class Maximum(Function):
@@ -283,21 +283,22 @@ def _extremum(ctx: Any, a: Tensor, b: Tensor, name: str) -> Tensor:
     x, y = array_of(a, dtype), array_of(b, dtype)
     ctx.save_for_backward(a, b)
     ctx.kind = name  # not ``ctx.name``, which is the node's ``name()``
-    out = getattr(xp_of(a), name)(x, y)
-    return wrap(xp_of(a).where(x == y, x, out))  # a tie gives a, as PyTorch (maximum(-0.0, 0.0) is -0.0)
+    xp = get_array_module(a)
+    out = getattr(xp, name)(x, y)
+    return Tensor(xp.where(x == y, x, out))  # a tie gives a, as PyTorch (maximum(-0.0, 0.0) is -0.0)
 
 
 def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
     a, b = ctx.saved_tensors
     x, y = a.array, b.array
     g = grad.array
-    xp = xp_of(grad)
+    xp = get_array_module(grad)
     # PyTorch's rule: each input gets all of δ, half on a tie, none where it loses; a nan loses
     # no comparison, so both inputs get all of δ there.
     shared = xp.where(x == y, g / 2, g)
     a_loses = (x < y) if ctx.kind == "maximum" else (x > y)
     b_loses = (x > y) if ctx.kind == "maximum" else (x < y)
-    return wrap(zero_where(a_loses, shared)), wrap(zero_where(b_loses, shared))
+    return Tensor(zero_where(a_loses, shared)), Tensor(zero_where(b_loses, shared))
 
 
 class Where(Function):
@@ -309,16 +310,16 @@ class Where(Function):
     def forward(ctx, condition, a, b):
         dtype = _dtypes.result_type(a, b)
         ctx.condition = condition.array
-        out = xp_of(condition).where(condition.array, array_of(a, dtype), array_of(b, dtype))
-        return wrap(out.astype(dtype.numpy, copy=False))
+        out = get_array_module(condition).where(condition.array, array_of(a, dtype), array_of(b, dtype))
+        return Tensor(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         g = grad.array
         zero = g.dtype.type(0)
-        xp = xp_of(grad)
-        grad_a = wrap(xp.where(ctx.condition, g, zero)) if ctx.needs_input_grad[1] else None
-        grad_b = wrap(xp.where(ctx.condition, zero, g)) if ctx.needs_input_grad[2] else None
+        xp = get_array_module(grad)
+        grad_a = Tensor(xp.where(ctx.condition, g, zero)) if ctx.needs_input_grad[1] else None
+        grad_b = Tensor(xp.where(ctx.condition, zero, g)) if ctx.needs_input_grad[2] else None
         return None, grad_a, grad_b
 
 
@@ -437,12 +438,12 @@ def _unchanged_or_refused(a: Tensor, kernel: str) -> Tensor | None:
     """Rounding an integer tensor leaves it as it is (PyTorch returns a copy); bool has no kernel."""
     if a.dtype is _dtypes.bool:
         raise not_implemented_for(kernel, a)
-    return None if a.dtype.is_floating_point else wrap(a.array.copy())
+    return None if a.dtype.is_floating_point else Tensor(a.array.copy())
 
 
 def _zero_gradient(grad: Tensor) -> Tensor:
     """Step functions are flat almost everywhere: PyTorch's gradient is 0, even at the steps."""
-    return wrap(xp_of(grad).zeros_like(grad.array))
+    return Tensor(get_array_module(grad).zeros_like(grad.array))
 
 
 class Sign(Function):
@@ -451,8 +452,8 @@ class Sign(Function):
     @staticmethod
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:
-            return wrap(a.array.copy())
-        return wrap(sign_array(xp_of(a), a.array))
+            return Tensor(a.array.copy())
+        return Tensor(sign_array(get_array_module(a), a.array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -468,9 +469,9 @@ class Round(Function):
             if not a.dtype.is_floating_point:
                 raise not_implemented_for("round_cpu", a)
             with ieee_results():
-                return wrap(xp_of(a).round(a.array, decimals))
+                return Tensor(get_array_module(a).round(a.array, decimals))
         same = _unchanged_or_refused(a, "round_vml_cpu")
-        return same if same is not None else wrap(xp_of(a).round(a.array))
+        return same if same is not None else Tensor(get_array_module(a).round(a.array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -483,7 +484,7 @@ class Floor(Function):
     @staticmethod
     def forward(ctx, a):
         same = _unchanged_or_refused(a, "floor_vml_cpu")
-        return same if same is not None else wrap(xp_of(a).floor(a.array))
+        return same if same is not None else Tensor(get_array_module(a).floor(a.array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -496,7 +497,7 @@ class Ceil(Function):
     @staticmethod
     def forward(ctx, a):
         same = _unchanged_or_refused(a, "ceil_vml_cpu")
-        return same if same is not None else wrap(xp_of(a).ceil(a.array))
+        return same if same is not None else Tensor(get_array_module(a).ceil(a.array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -509,7 +510,7 @@ class Trunc(Function):
     @staticmethod
     def forward(ctx, a):
         same = _unchanged_or_refused(a, "trunc_vml_cpu")
-        return same if same is not None else wrap(xp_of(a).trunc(a.array))
+        return same if same is not None else Tensor(get_array_module(a).trunc(a.array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -523,12 +524,12 @@ class Log1P(Function):  # PyTorch names its node Log1PBackward0
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():
-            return wrap(xp_of(a).log1p(_floating(a)))
+            return Tensor(get_array_module(a).log1p(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array / (1 + a.array))
+        return Tensor(grad.array / (1 + a.array))
 
 
 class Expm1(Function):
@@ -537,14 +538,14 @@ class Expm1(Function):
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
-            out = wrap(xp_of(a).expm1(_floating(a)))
+            out = Tensor(get_array_module(a).expm1(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return wrap(grad.array * (out.array + 1))
+        return Tensor(grad.array * (out.array + 1))
 
 
 class Rsqrt(Function):
@@ -553,7 +554,7 @@ class Rsqrt(Function):
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
-            out = wrap(1 / xp_of(a).sqrt(_floating(a)))
+            out = Tensor(1 / get_array_module(a).sqrt(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -561,7 +562,7 @@ class Rsqrt(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y = out.array
-        return wrap(-0.5 * grad.array * y * y * y)
+        return Tensor(-0.5 * grad.array * y * y * y)
 
 
 class Reciprocal(Function):
@@ -570,7 +571,7 @@ class Reciprocal(Function):
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
-            out = wrap(1 / _floating(a))
+            out = Tensor(1 / _floating(a))
         ctx.save_for_backward(out)
         return out
 
@@ -578,7 +579,7 @@ class Reciprocal(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y = out.array
-        return wrap(-grad.array * (y * y))  # grouped as PyTorch's -grad * (y * y), for the same rounding
+        return Tensor(-grad.array * (y * y))  # grouped as PyTorch's -grad * (y * y), for the same rounding
 
 
 class Tan(Function):
@@ -587,7 +588,7 @@ class Tan(Function):
     @staticmethod
     def forward(ctx, a):
         with ieee_results():  # tan(±inf) is nan, silently
-            out = wrap(xp_of(a).tan(_floating(a)))
+            out = Tensor(get_array_module(a).tan(_floating(a)))
         ctx.save_for_backward(out)
         return out
 
@@ -595,7 +596,7 @@ class Tan(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y = out.array
-        return wrap(grad.array * (1 + y * y))
+        return Tensor(grad.array * (1 + y * y))
 
 
 class Asin(Function):
@@ -605,13 +606,13 @@ class Asin(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():  # |a| > 1 is nan, silently
-            return wrap(xp_of(a).arcsin(_floating(a)))
+            return Tensor(get_array_module(a).arcsin(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = a.array
-        return wrap(grad.array / xp_of(a).sqrt(1 - x * x))
+        return Tensor(grad.array / get_array_module(a).sqrt(1 - x * x))
 
 
 class Acos(Function):
@@ -621,13 +622,13 @@ class Acos(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():
-            return wrap(xp_of(a).arccos(_floating(a)))
+            return Tensor(get_array_module(a).arccos(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = a.array
-        return wrap(-grad.array / xp_of(a).sqrt(1 - x * x))
+        return Tensor(-grad.array / get_array_module(a).sqrt(1 - x * x))
 
 
 class Atan(Function):
@@ -636,13 +637,13 @@ class Atan(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(xp_of(a).arctan(_floating(a)))
+        return Tensor(get_array_module(a).arctan(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = a.array
-        return wrap(grad.array / (1 + x * x))
+        return Tensor(grad.array / (1 + x * x))
 
 
 class Atan2(Function):
@@ -655,16 +656,16 @@ class Atan2(Function):
         if not dtype.is_floating_point:
             dtype = _dtypes.get_default_dtype()
         ctx.save_for_backward(a, b)
-        return wrap(xp_of(a).arctan2(array_of(a, dtype), array_of(b, dtype)))
+        return Tensor(get_array_module(a).arctan2(array_of(a, dtype), array_of(b, dtype)))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         x, y = a.array, b.array
         scale = xp.where((x == 0) & (y == 0), g.dtype.type(0), g / (x * x + y * y))
-        return wrap(scale * y), wrap(-scale * x)
+        return Tensor(scale * y), Tensor(-scale * x)
 
 
 class Sinh(Function):
@@ -674,12 +675,12 @@ class Sinh(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():
-            return wrap(xp_of(a).sinh(_floating(a)))
+            return Tensor(get_array_module(a).sinh(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array * xp_of(a).cosh(a.array))
+        return Tensor(grad.array * get_array_module(a).cosh(a.array))
 
 
 class Cosh(Function):
@@ -689,12 +690,12 @@ class Cosh(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():
-            return wrap(xp_of(a).cosh(_floating(a)))
+            return Tensor(get_array_module(a).cosh(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array * xp_of(a).sinh(a.array))
+        return Tensor(grad.array * get_array_module(a).sinh(a.array))
 
 
 class Log2(Function):
@@ -704,12 +705,12 @@ class Log2(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():
-            return wrap(xp_of(a).log2(_floating(a)))
+            return Tensor(get_array_module(a).log2(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array / (a.array * math.log(2)))
+        return Tensor(grad.array / (a.array * math.log(2)))
 
 
 class Log10(Function):
@@ -719,12 +720,12 @@ class Log10(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         with ieee_results():
-            return wrap(xp_of(a).log10(_floating(a)))
+            return Tensor(get_array_module(a).log10(_floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array / (a.array * math.log(10)))
+        return Tensor(grad.array / (a.array * math.log(10)))
 
 
 class Erf(Function):
@@ -733,13 +734,13 @@ class Erf(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(erf_array(xp_of(a), _floating(a)))
+        return Tensor(erf_array(get_array_module(a), _floating(a)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = a.array
-        return wrap(grad.array * (2 / math.sqrt(math.pi)) * xp_of(a).exp(-x * x))
+        return Tensor(grad.array * (2 / math.sqrt(math.pi)) * get_array_module(a).exp(-x * x))
 
 
 class ClampMin(Function):
@@ -774,13 +775,13 @@ class NanToNum(Function):
     def forward(ctx, a, nan, posinf, neginf):
         ctx.save_for_backward(a)
         if not a.dtype.is_floating_point:  # nothing to replace
-            return wrap(a.array.copy())
-        return wrap(xp_of(a).nan_to_num(a.array, nan=nan, posinf=posinf, neginf=neginf))
+            return Tensor(a.array.copy())
+        return Tensor(get_array_module(a).nan_to_num(a.array, nan=nan, posinf=posinf, neginf=neginf))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(grad.array * xp_of(a).isfinite(a.array)), None, None, None
+        return Tensor(grad.array * get_array_module(a).isfinite(a.array)), None, None, None
 
 
 class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, LerpBackward1 for a tensor
@@ -791,20 +792,20 @@ class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, Lerp
         ctx.save_for_backward(start, end, weight if isinstance(weight, Tensor) else None)
         ctx._name = "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0"
         ctx.weight = weight
-        xp = xp_of(start)
+        xp = get_array_module(start)
         s, e = start.array, end.array
         w = weight.array if isinstance(weight, Tensor) else weight
         # PyTorch's form: exact at both ends (w = 0 gives start, w = 1 gives end)
         with ieee_results():
-            return wrap(xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype))
+            return Tensor(xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype))
 
     @staticmethod
     def backward(ctx, grad):
         start, end, weight = ctx.saved_tensors
         g = grad.array
         w = weight.array if weight is not None else ctx.weight
-        grad_weight = wrap(g * (end.array - start.array)) if ctx.needs_input_grad[2] else None
-        return wrap(g * (1 - w)), wrap(g * w), grad_weight
+        grad_weight = Tensor(g * (end.array - start.array)) if ctx.needs_input_grad[2] else None
+        return Tensor(g * (1 - w)), Tensor(g * w), grad_weight
 
 
 def sign(a: Tensor) -> Tensor:
@@ -1005,21 +1006,21 @@ class Gelu(Function):
     def forward(ctx, a, approximate):
         ctx.save_for_backward(a)
         ctx.approximate = approximate
-        x, xp = a.array, xp_of(a)
+        x, xp = a.array, get_array_module(a)
         if approximate == "tanh":
-            return wrap(0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))))
-        return wrap(0.5 * x * erfc_array(xp, -x * 0.7071067811865476))
+            return Tensor(0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))))
+        return Tensor(0.5 * x * erfc_array(xp, -x * 0.7071067811865476))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x, xp = a.array, xp_of(a)
+        x, xp = a.array, get_array_module(a)
         if ctx.approximate == "tanh":
             t = xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))
             slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
         else:
             slope = 0.5 * erfc_array(xp, -x * 0.7071067811865476) + x * _INV_SQRT_2PI * xp.exp(-0.5 * x * x)
-        return wrap(grad.array * slope.astype(x.dtype, copy=False)), None
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False)), None
 
 
 def _sigmoid_array(xp: Any, x: Any) -> Any:
@@ -1034,14 +1035,14 @@ class Silu(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return wrap(a.array * _sigmoid_array(xp_of(a), a.array))
+        return Tensor(a.array * _sigmoid_array(get_array_module(a), a.array))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         x = a.array
-        s = _sigmoid_array(xp_of(a), x)
-        return wrap(grad.array * s * (1 + x * (1 - s)))
+        s = _sigmoid_array(get_array_module(a), x)
+        return Tensor(grad.array * s * (1 + x * (1 - s)))
 
 
 class Elu(Function):
@@ -1054,16 +1055,16 @@ class Elu(Function):
     def forward(ctx, a, alpha):
         ctx.save_for_backward(a)
         ctx.alpha = alpha
-        x = a.array
+        x, xp = a.array, get_array_module(a)
         with ieee_results():
-            return wrap(xp_of(a).where(x > 0, x, alpha * xp_of(a).expm1(xp_of(a).minimum(x, 0))))
+            return Tensor(xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = a.array
-        slope = xp_of(a).where(x > 0, 1.0, ctx.alpha * xp_of(a).exp(xp_of(a).minimum(x, 0)))
-        return wrap(grad.array * slope.astype(x.dtype, copy=False)), None
+        x, xp = a.array, get_array_module(a)
+        slope = xp.where(x > 0, 1.0, ctx.alpha * xp.exp(xp.minimum(x, 0)))
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False)), None
 
 
 class Softplus(Function):
@@ -1073,20 +1074,20 @@ class Softplus(Function):
     def forward(ctx, a, beta, threshold):
         ctx.save_for_backward(a)
         ctx.beta, ctx.threshold = beta, threshold
-        x, xp = a.array, xp_of(a)
+        x, xp = a.array, get_array_module(a)
         bx = x * beta
         with ieee_results():
-            return wrap(xp.where(bx > threshold, x, xp.log1p(xp.exp(xp.minimum(bx, threshold))) / beta)
+            return Tensor(xp.where(bx > threshold, x, xp.log1p(xp.exp(xp.minimum(bx, threshold))) / beta)
                         .astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x, xp = a.array, xp_of(a)
+        x, xp = a.array, get_array_module(a)
         bx = x * ctx.beta
         z = xp.exp(xp.minimum(bx, ctx.threshold))
         slope = xp.where(bx > ctx.threshold, 1.0, z / (z + 1))
-        return wrap(grad.array * slope.astype(x.dtype, copy=False)), None, None
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False)), None, None
 
 
 def _check_floating(a: Tensor, kernel: str) -> None:

@@ -11,8 +11,8 @@ looked-up row whose p-norm exceeds it (as PyTorch's ``embedding_renorm_``).
 from __future__ import annotations
 
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._checks import embedding as checks
-from minigrad.ops._util import wrap, xp_of
 from minigrad.ops.indexing import scatter_add
 from minigrad.tensor import Tensor
 
@@ -29,12 +29,12 @@ class Embedding(Function):
         ctx.save_for_backward(input)
         ctx.weight_shape, ctx.padding_idx = weight.shape, padding_idx
         ctx.scale_grad_by_freq = scale_grad_by_freq
-        return wrap(weight.array[input.array])
+        return Tensor(weight.array[input.array])
 
     @staticmethod
     def backward(ctx, grad_output):
         (index,) = ctx.saved_tensors
-        xp = xp_of(grad_output)
+        xp = get_array_module(grad_output)
         rows = index.array.reshape(-1)
         grad = grad_output.array.reshape(rows.shape[0], ctx.weight_shape[1])
         if ctx.scale_grad_by_freq:  # each row's gradient divided by how often it was looked up
@@ -43,13 +43,13 @@ class Embedding(Function):
         grad_weight = scatter_add(xp, grad, tuple(ctx.weight_shape), (rows,))
         if ctx.padding_idx is not None:
             grad_weight[ctx.padding_idx] = 0
-        return None, wrap(grad_weight), None, None
+        return None, Tensor(grad_weight), None, None
 
 
 def renorm_rows_(weight: Tensor, input: Tensor, max_norm: float,  # noqa: A002 (PyTorch's name)
                  norm_type: float) -> None:
     """W[i] *= max_norm / (‖W[i]‖_p + 1e-7) for each looked-up row i whose p-norm exceeds max_norm."""
-    xp = xp_of(weight)
+    xp = get_array_module(weight)
     rows = xp.unique(input.array.reshape(-1))
     selected = weight.array[rows]
     magnitudes = xp.abs(selected)

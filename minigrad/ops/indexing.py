@@ -13,8 +13,9 @@ import numpy
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import mark_view, wrap, xp_of
+from minigrad.ops._util import mark_view
 from minigrad.tensor import Tensor
 
 
@@ -84,17 +85,17 @@ class GetItem(Function):
     def forward(ctx, a, key, basic, name):
         ctx.key, ctx.basic, ctx.input_shape = key, basic, a.array.shape
         ctx._name = name
-        return wrap(read(a.array, key))
+        return Tensor(read(a.array, key))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         if ctx.basic:  # a view: every selected element appears once
             grad_a = xp.zeros(ctx.input_shape, dtype=g.dtype)
             grad_a[ctx.key] = g
-            return wrap(grad_a), None, None, None
-        return wrap(scatter_add(xp, g, ctx.input_shape, ctx.key)), None, None, None
+            return Tensor(grad_a), None, None, None
+        return Tensor(scatter_add(xp, g, ctx.input_shape, ctx.key)), None, None, None
 
 
 def _torch_node_name(key: Any, basic: bool) -> str:
@@ -202,7 +203,7 @@ class IndexPut(Function):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(source.shape)} cannot be "
                                f"broadcast to indexing result of shape {target}") from None
         ctx.key = key
-        return wrap(out)
+        return Tensor(out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -210,8 +211,8 @@ class IndexPut(Function):
         if ctx.needs_input_grad[0]:
             grad_a = grad.array.copy()
             write(grad_a, ctx.key, 0)
-            grad_a = wrap(grad_a)
-        grad_value = wrap(read(grad.array, ctx.key)) if ctx.needs_input_grad[2] else None
+            grad_a = Tensor(grad_a)
+        grad_value = Tensor(read(grad.array, ctx.key)) if ctx.needs_input_grad[2] else None
         return grad_a, None, grad_value
 
 

@@ -36,7 +36,8 @@ import numpy  # dtype metadata only (finfo, iinfo), never tensor data
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _GradMode, no_grad
-from minigrad.ops._util import ViewInfo, product, wrap, xp_of
+from minigrad.backend import get_array_module
+from minigrad.ops._util import ViewInfo, product
 from minigrad.tensor import Tensor
 
 
@@ -86,17 +87,17 @@ class CopySlices(Function):
     def forward(ctx, base, value, view_fn):
         view_fn(base.array)[...] = value.array
         ctx.view_fn = view_fn
-        return wrap(base.array)
+        return Tensor(base.array)
 
     @staticmethod
     def backward(ctx, grad):
         g = grad.array
-        grad_value = wrap(ctx.view_fn(g)) if ctx.needs_input_grad[1] else None
+        grad_value = Tensor(ctx.view_fn(g)) if ctx.needs_input_grad[1] else None
         grad_base = None
         if ctx.needs_input_grad[0]:
             grad_base = g.copy()  # C order, so reshape(-1) below is a view of it
-            grad_base.reshape(-1)[_positions(ctx.view_fn, g.shape, xp_of(grad))] = 0
-            grad_base = wrap(grad_base)
+            grad_base.reshape(-1)[_positions(ctx.view_fn, g.shape, get_array_module(grad))] = 0
+            grad_base = Tensor(grad_base)
         return grad_base, grad_value, None
 
 
@@ -110,16 +111,16 @@ class AsStrided(Function):
     @staticmethod
     def forward(ctx, base, view_fn):
         ctx.view_fn, ctx.base_shape = view_fn, base.array.shape
-        return wrap(view_fn(base.array))
+        return Tensor(view_fn(base.array))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         positions = _positions(ctx.view_fn, ctx.base_shape, xp)
         sums = xp.bincount(positions, weights=g.reshape(-1).astype(xp.float64),
                            minlength=product(ctx.base_shape))
-        return wrap(sums.astype(g.dtype).reshape(ctx.base_shape)), None
+        return Tensor(sums.astype(g.dtype).reshape(ctx.base_shape)), None
 
 
 def _positions(view_fn: Callable, base_shape: tuple, xp: Any) -> Any:
@@ -227,11 +228,11 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx, a, value):
-        return wrap(xp_of(a).full_like(a.array, value))
+        return Tensor(get_array_module(a).full_like(a.array, value))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(xp_of(grad).zeros_like(grad.array)), None
+        return Tensor(get_array_module(grad).zeros_like(grad.array)), None
 
 
 class Zero(Fill):
@@ -246,7 +247,7 @@ def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
                                f"{value.ndim} dimensions.")
         value = value.item()
     if _is_graph_view(a):
-        return apply(a, op_name, lambda t: wrap(xp_of(t).full_like(t.array, value)))
+        return apply(a, op_name, lambda t: Tensor(get_array_module(t).full_like(t.array, value)))
     if a._grad_fn is not None and _GradMode.enabled:  # recorded, as PyTorch's FillBackward0
         node = Zero if op_name == "zero_" else Fill
         return apply(a, op_name, lambda t: node.apply(t, value))
@@ -323,7 +324,7 @@ def _fill_from_host(a: Tensor, op_name: str, host: Any) -> Tensor:
 
     values = backend.from_host(host.astype(a.dtype.numpy), a.device)
     if _is_graph_view(a):
-        return apply(a, op_name, lambda t: wrap(values))
+        return apply(a, op_name, lambda t: Tensor(values))
     _check_allowed(a, None, op_name, _GradMode.enabled)
     a._array[...] = values
     a._bump_version(op_name)

@@ -10,15 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._checks import linalg as checks
-from minigrad.ops._util import (
-    as_operand,
-    check_broadcast_shapes,
-    first_tensor,
-    product,
-    wrap,
-    xp_of,
-)
+from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, product
 from minigrad.tensor import Tensor
 
 
@@ -28,12 +22,12 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return wrap(xp_of(a).matmul(a.array, b.array))
+        return Tensor(get_array_module(a).matmul(a.array, b.array))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         x = a.array if a.ndim > 1 else a.array[None, :]    # (n) -> (1, n)
         y = b.array if b.ndim > 1 else b.array[:, None]    # (n) -> (n, 1)
         g = grad.array  # put back the axes a 1-D operand dropped (b's first: 1-D @ 1-D gives 0-D)
@@ -46,12 +40,12 @@ class MatMul(Function):
             grad_a = xp.matmul(g, xp.swapaxes(y, -1, -2))
             if a.ndim == 1:
                 grad_a = grad_a.reshape(-1, a.shape[0]).sum(axis=0)
-            grad_a = wrap(grad_a)
+            grad_a = Tensor(grad_a)
         if ctx.needs_input_grad[1]:
             grad_b = xp.matmul(xp.swapaxes(x, -1, -2), g)
             if b.ndim == 1:
                 grad_b = grad_b.reshape(-1, b.shape[0]).sum(axis=0)
-            grad_b = wrap(grad_b)
+            grad_b = Tensor(grad_b)
         return grad_a, grad_b
 
 
@@ -162,26 +156,26 @@ class Addmm(Function):
     def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
         ctx.save_for_backward(a, b)
         ctx.beta, ctx.alpha = beta, alpha
-        xp = xp_of(a)
+        xp = get_array_module(a)
         product = xp.matmul(a.array, b.array)
         if alpha != 1:
             product = product * alpha
         if beta == 0:  # PyTorch: input is ignored, so its nan and inf do not propagate
-            return wrap(product.astype(a.array.dtype, copy=False))
+            return Tensor(product.astype(a.array.dtype, copy=False))
         if beta == 1 and input.dtype is a.dtype:
             product += input.array  # a fresh array of the output's shape: add in place
-            return wrap(product)
+            return Tensor(product)
         scaled = input.array if beta == 1 else input.array * beta
-        return wrap((scaled + product).astype(a.array.dtype, copy=False))
+        return Tensor((scaled + product).astype(a.array.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         grad_input = grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_input = wrap(g if ctx.beta == 1 else g * ctx.beta)  # the engine sums it to input's shape
+            grad_input = Tensor(g if ctx.beta == 1 else g * ctx.beta)  # the engine sums it to input's shape
         if ctx.needs_input_grad[1]:
             grad_a = _scaled(xp.matmul(g, b.array.T), ctx.alpha)
         if ctx.needs_input_grad[2]:
@@ -192,7 +186,7 @@ class Addmm(Function):
 
 
 def _scaled(array: Any, factor: Any) -> Tensor:
-    return wrap(array if factor == 1 else array * factor)
+    return Tensor(array if factor == 1 else array * factor)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
@@ -214,7 +208,7 @@ class Einsum(Function):
         ctx.save_for_backward(*operands)
         arrays = [t.array for t in operands]
         try:
-            return wrap(xp_of(operands[0]).einsum(f"{','.join(terms)}->{output}", *arrays))
+            return Tensor(get_array_module(operands[0]).einsum(f"{','.join(terms)}->{output}", *arrays))
         except ValueError:
             shapes = " ".join(str(list(t.shape)) for t in operands)
             raise RuntimeError(f"einsum(): operands do not broadcast: subscripts {','.join(terms)} with "
@@ -223,7 +217,7 @@ class Einsum(Function):
     @staticmethod
     def backward(ctx, grad):
         operands = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         grads = []
         for k, (term, t) in enumerate(zip(ctx.terms, operands)):
             if not ctx.needs_input_grad[k + 1]:
@@ -238,7 +232,7 @@ class Einsum(Function):
             summed = tuple(i for i, (n, m) in enumerate(zip(t.shape, g.shape)) if n == 1 and m != 1)
             if summed:  # a size-1 dim that broadcast in the forward
                 g = g.sum(axis=summed, keepdims=True)
-            grads.append(wrap(xp.ascontiguousarray(xp.broadcast_to(g, t.shape))))
+            grads.append(Tensor(xp.ascontiguousarray(xp.broadcast_to(g, t.shape))))
         return (None, *grads)
 
 

@@ -26,13 +26,7 @@ from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
 from minigrad.ops._checks import loss as checks
-from minigrad.ops._util import (
-    grad_where,
-    ieee_results,
-    sign_array,
-    wrap,
-    xp_of,
-)
+from minigrad.ops._util import grad_where, ieee_results, sign_array
 from minigrad.ops.softmax import log_softmax, log_softmax_array
 from minigrad.tensor import Tensor
 
@@ -57,7 +51,7 @@ def from_rows(rows: Any, shape: tuple) -> Any:
 
 def _row_weights(ctx: Any, target: Tensor, weight: Tensor | None, ignore_index: int, dtype: Any) -> Any:
     """aᵢ = w[tᵢ] (1 without weights), 0 for ignored rows; keeps tᵢ (ignored -> class 0) in ctx."""
-    xp = xp_of(target)
+    xp = get_array_module(target)
     t = target.array.reshape(-1)
     valid = t != ignore_index
     ctx.classes = xp.where(valid, t, 0)
@@ -100,7 +94,7 @@ class CrossEntropy(Function):
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing):
-        xp = xp_of(input)
+        xp = get_array_module(input)
         x = to_rows(input.array)
         classes = x.shape[1]
         logp = log_softmax_array(x, axis=1)
@@ -115,13 +109,13 @@ class CrossEntropy(Function):
         ctx.total_weight = a.sum()
         ctx.settings = (reduction, label_smoothing, input.shape)
         ctx.row_weight = a
-        ctx.save_for_backward(wrap(logp), weight)
-        return wrap(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
+        ctx.save_for_backward(Tensor(logp), weight)
+        return Tensor(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
         logp, weight = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         reduction, smoothing, input_shape = ctx.settings
         probs = xp.exp(logp.array)
         scale = _row_scale(grad, reduction, ctx.total_weight)
@@ -134,7 +128,7 @@ class CrossEntropy(Function):
             grad_logp = grad_logp + grad_where(valid, -(smoothing / classes) * scale * w)  # d(Σ_c −w_c ℓ_c)
         # log_softmax's backward, as PyTorch composes it (a nan row of x stays nan even when ignored)
         grad_rows = grad_logp - probs * grad_logp.sum(axis=1, keepdims=True)
-        return wrap(from_rows(grad_rows.astype(probs.dtype, copy=False), input_shape)), \
+        return Tensor(from_rows(grad_rows.astype(probs.dtype, copy=False), input_shape)), \
             None, None, None, None, None
 
 
@@ -152,14 +146,14 @@ class CrossEntropyProbs(Function):
         logp = log_softmax_array(x, axis=1)
         per_row = -(w * q * logp).sum(axis=1)
         ctx.settings = (reduction, label_smoothing, input.shape, x.shape[0])
-        ctx.save_for_backward(wrap(logp), wrap(q), weight)
+        ctx.save_for_backward(Tensor(logp), Tensor(q), weight)
         batch = target.shape[:1] + target.shape[2:] if target.ndim > 1 else ()
-        return wrap(_reduce(per_row, reduction, x.shape[0], batch))
+        return Tensor(_reduce(per_row, reduction, x.shape[0], batch))
 
     @staticmethod
     def backward(ctx, grad):
         logp, q, weight = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         reduction, smoothing, input_shape, rows = ctx.settings
         w = 1 if weight is None else weight.array.astype(logp.dtype.numpy, copy=False)
         scale = _row_scale(grad, reduction, rows)
@@ -167,10 +161,10 @@ class CrossEntropyProbs(Function):
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
             probs = xp.exp(logp.array)
-            grad_input = wrap(from_rows(scale * (weighted_q.sum(axis=1, keepdims=True) * probs - weighted_q),
-                                        input_shape))
+            grad_rows = scale * (weighted_q.sum(axis=1, keepdims=True) * probs - weighted_q)
+            grad_input = Tensor(from_rows(grad_rows, input_shape))
         if ctx.needs_input_grad[1]:
-            grad_target = wrap(from_rows(-scale * (1 - smoothing) * w * logp.array, input_shape))
+            grad_target = Tensor(from_rows(-scale * (1 - smoothing) * w * logp.array, input_shape))
         return grad_input, grad_target, None, None, None
 
 
@@ -183,7 +177,7 @@ class NLL(Function):
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
-        xp = xp_of(input)
+        xp = get_array_module(input)
         logp = to_rows(input.array)
         a = _row_weights(ctx, target, weight, ignore_index, logp.dtype)
         picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
@@ -192,17 +186,17 @@ class NLL(Function):
         ctx.settings = (reduction, input.shape)
         with ieee_results():
             per_row = grad_where(ctx.valid, -a * picked)
-        return wrap(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
+        return Tensor(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         reduction, input_shape = ctx.settings
         scale = _row_scale(grad, reduction, ctx.total_weight)
         columns = input_shape[1] if len(input_shape) > 1 else input_shape[0]
         target = (xp.arange(columns) == ctx.classes[:, None]) & ctx.valid[:, None]  # a scatter without add.at
         grad_rows = grad_where(target, -ctx.row_weight[:, None] * scale)
-        return wrap(from_rows(grad_rows.astype(grad.array.dtype, copy=False), input_shape)), \
+        return Tensor(from_rows(grad_rows.astype(grad.array.dtype, copy=False), input_shape)), \
             None, None, None, None
 
 
@@ -261,7 +255,7 @@ class BinaryCrossEntropyWithLogits(Function):
             loss = loss * w
         ctx.reduction = reduction
         ctx.save_for_backward(input, target, weight, pos_weight)
-        return wrap(_reduce_elements(loss, reduction).astype(target.dtype.numpy, copy=False))  # as PyTorch
+        return Tensor(_reduce_elements(loss, reduction).astype(target.dtype.numpy, copy=False))  # as PyTorch
 
     @staticmethod
     def backward(ctx, grad):
@@ -274,16 +268,16 @@ class BinaryCrossEntropyWithLogits(Function):
         grad_x = grad_y = grad_w = grad_p = None
         if need_x:
             if p is None:
-                grad_x = wrap(weighted * (sigmoid_of(x) - y))
+                grad_x = Tensor(weighted * (sigmoid_of(x) - y))
             else:
                 py = p * y
-                grad_x = wrap(weighted * ((1 + py - y) * sigmoid_of(x) - py))
+                grad_x = Tensor(weighted * ((1 + py - y) * sigmoid_of(x) - py))
         if need_y:
-            grad_y = wrap(weighted * (-x if p is None else -x + (p - 1) * softplus))
+            grad_y = Tensor(weighted * (-x if p is None else -x + (p - 1) * softplus))
         if need_w:
-            grad_w = wrap(scale * _logits_unweighted(x, y, p, softplus))
+            grad_w = Tensor(scale * _logits_unweighted(x, y, p, softplus))
         if need_p:
-            grad_p = wrap(weighted * y * softplus)
+            grad_p = Tensor(weighted * y * softplus)
         return grad_x, grad_y, grad_w, grad_p, None
 
 
@@ -310,24 +304,24 @@ class BinaryCrossEntropy(Function):
             loss = loss * weight.array.astype(x.dtype, copy=False)
         ctx.reduction = reduction
         ctx.save_for_backward(input, target, weight)
-        return wrap(_reduce_elements(loss, reduction))
+        return Tensor(_reduce_elements(loss, reduction))
 
     @staticmethod
     def backward(ctx, grad):
         input, target, weight = ctx.saved_tensors
-        xp = xp_of(input)
+        xp = get_array_module(input)
         x, y = input.array, target.array
         scale = _element_scale(grad, ctx.reduction, x.size)
         weighted = scale if weight is None else scale * weight.array.astype(x.dtype, copy=False)
         need_x, need_y, need_w, _ = ctx.needs_input_grad
         grad_x = grad_y = grad_w = None
         if need_x:
-            grad_x = wrap(weighted * (x - y) / xp.maximum(x * (1 - x), 1e-12))
+            grad_x = Tensor(weighted * (x - y) / xp.maximum(x * (1 - x), 1e-12))
         if need_y:
             # logit(0) = −inf and logit(1) = inf, as PyTorch's
-            grad_y = wrap(weighted * -xp.log(x / (1 - x)))
+            grad_y = Tensor(weighted * -xp.log(x / (1 - x)))
         if need_w:
-            grad_w = wrap(scale * _bce_unweighted(x, y))
+            grad_w = Tensor(scale * _bce_unweighted(x, y))
         return grad_x, grad_y, grad_w, None
 
 
@@ -391,13 +385,13 @@ class MseLoss(Function):
         ctx.reduction = reduction
         squared = ctx.diff * ctx.diff
         if reduction == "none":
-            return wrap(squared)
-        return wrap(squared.sum() if reduction == "sum" else squared.mean())
+            return Tensor(squared)
+        return Tensor(squared.sum() if reduction == "sum" else squared.mean())
 
     @staticmethod
     def backward(ctx, grad):
         scale = 2.0 / ctx.diff.size if ctx.reduction == "mean" else 2.0
-        grad_input = wrap(ctx.diff * (grad.array * scale))
+        grad_input = Tensor(ctx.diff * (grad.array * scale))
         return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None
 
 
@@ -442,13 +436,13 @@ class _DifferenceLoss(Function):
         ctx.reduction, ctx.parameter = reduction, parameter
         losses = cls.value(ctx.diff, parameter)
         if reduction == "none":
-            return wrap(losses)
-        return wrap(losses.sum() if reduction == "sum" else losses.mean())
+            return Tensor(losses)
+        return Tensor(losses.sum() if reduction == "sum" else losses.mean())
 
     @classmethod
     def backward(cls, ctx, grad):
         scale = grad.array / ctx.diff.size if ctx.reduction == "mean" else grad.array
-        grad_input = wrap((cls.slope(ctx.diff, ctx.parameter) * scale).astype(ctx.diff.dtype, copy=False))
+        grad_input = Tensor((cls.slope(ctx.diff, ctx.parameter) * scale).astype(ctx.diff.dtype, copy=False))
         return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None, None
 
 
@@ -542,18 +536,18 @@ class XLogX(Function):
 
     @staticmethod
     def forward(ctx, a):
-        xp = xp_of(a)
+        xp = get_array_module(a)
         x = a.array
         ctx.save_for_backward(a)
         with ieee_results():  # log of a negative target is nan, as PyTorch's
-            return wrap(xp.where(x == 0, x.dtype.type(0), x * xp.log(x)))
+            return Tensor(xp.where(x == 0, x.dtype.type(0), x * xp.log(x)))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        xp = xp_of(a)
+        xp = get_array_module(a)
         x = a.array
-        return wrap(grad.array * (xp.where(x == 0, x.dtype.type(0), xp.log(x)) + x / x))
+        return Tensor(grad.array * (xp.where(x == 0, x.dtype.type(0), xp.log(x)) + x / x))
 
 
 def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False) -> Tensor:

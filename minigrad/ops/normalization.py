@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._checks import normalization as checks
-from minigrad.ops._util import not_implemented_for, wrap, xp_of
+from minigrad.ops._util import not_implemented_for
 from minigrad.tensor import Tensor
 
 
@@ -41,7 +42,7 @@ class BatchNorm(Function):
 
     @staticmethod
     def forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
-        xp = xp_of(input)
+        xp = get_array_module(input)
         x = input.array
         axes, shape = _channel_layout(x)
         if training:
@@ -59,8 +60,8 @@ class BatchNorm(Function):
         if bias is not None:
             out += bias.array.reshape(shape)
         ctx.training, ctx.inv_std = training, inv_std
-        ctx.save_for_backward(wrap(normalized), weight)
-        return wrap(out)
+        ctx.save_for_backward(Tensor(normalized), weight)
+        return Tensor(out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,9 +76,9 @@ class BatchNorm(Function):
             if ctx.training:
                 count = g.size // g.shape[1]
                 g = g - (sum_g / count).reshape(shape) - x_hat * (sum_g_xhat / count).reshape(shape)
-            grad_input = wrap(g * scale.reshape(shape))
-        grad_weight = wrap(sum_g_xhat) if ctx.needs_input_grad[1] else None
-        grad_bias = wrap(sum_g) if ctx.needs_input_grad[2] else None
+            grad_input = Tensor(g * scale.reshape(shape))
+        grad_weight = Tensor(sum_g_xhat) if ctx.needs_input_grad[1] else None
+        grad_bias = Tensor(sum_g) if ctx.needs_input_grad[2] else None
         return grad_input, grad_weight, grad_bias, None, None, None, None, None
 
 
@@ -85,8 +86,8 @@ def _update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Any, 
                           momentum: float) -> None:
     """r ← (1 − m) r + m · batch statistic, in place; the variance stored is the unbiased one."""
     unbiased = var * (count / max(count - 1, 1))
-    running_mean.mul_(1 - momentum).add_(wrap(mean), alpha=momentum)
-    running_var.mul_(1 - momentum).add_(wrap(unbiased), alpha=momentum)
+    running_mean.mul_(1 - momentum).add_(Tensor(mean), alpha=momentum)
+    running_var.mul_(1 - momentum).add_(Tensor(unbiased), alpha=momentum)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -125,7 +126,7 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, input, normalized_ndim, weight, bias, eps):
-        xp = xp_of(input)
+        xp = get_array_module(input)
         x = input.array
         axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
         centred = x - x.mean(axis=axes, keepdims=True)
@@ -135,8 +136,8 @@ class LayerNorm(Function):
         if bias is not None:
             out += bias.array
         ctx.axes, ctx.inv_std = axes, inv_std
-        ctx.save_for_backward(wrap(normalized), weight)
-        return wrap(out)
+        ctx.save_for_backward(Tensor(normalized), weight)
+        return Tensor(out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -146,10 +147,10 @@ class LayerNorm(Function):
         grad_input = None
         if ctx.needs_input_grad[0]:
             g_hat = g * weight.array if weight is not None else g
-            grad_input = wrap(ctx.inv_std * (g_hat - g_hat.mean(axis=ctx.axes, keepdims=True)
+            grad_input = Tensor(ctx.inv_std * (g_hat - g_hat.mean(axis=ctx.axes, keepdims=True)
                                              - x_hat * (g_hat * x_hat).mean(axis=ctx.axes, keepdims=True)))
-        grad_weight = wrap((g * x_hat).sum(axis=sample_axes)) if ctx.needs_input_grad[2] else None
-        grad_bias = wrap(g.sum(axis=sample_axes)) if ctx.needs_input_grad[3] else None
+        grad_weight = Tensor((g * x_hat).sum(axis=sample_axes)) if ctx.needs_input_grad[2] else None
+        grad_bias = Tensor(g.sum(axis=sample_axes)) if ctx.needs_input_grad[3] else None
         return grad_input, None, grad_weight, grad_bias, None
 
 

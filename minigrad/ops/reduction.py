@@ -13,17 +13,9 @@ from typing import Any
 from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._checks import reduction as checks
-from minigrad.ops._util import (
-    TORCH_TYPE_NAMES,
-    grad_where,
-    ieee_results,
-    named_node,
-    product,
-    reduction_axes,
-    wrap,
-    xp_of,
-)
+from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, named_node, product, reduction_axes
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -57,11 +49,12 @@ class Sum(Function):
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64  # integer and bool sums are int64, as in PyTorch
         with ieee_results():  # inf + (-inf) = nan, silently as in PyTorch
-            return wrap(array.sum(axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.numpy))
+            return Tensor(array.sum(axis=axes, keepdims=keepdim,
+                                    dtype=None if dtype is None else dtype.numpy))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(_expand_back(grad, ctx)), None, None, None
+        return Tensor(_expand_back(grad, ctx)), None, None, None
 
 
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
@@ -82,11 +75,11 @@ class Mean(Function):
                 out = a.array.sum(axis=axes, keepdims=keepdim) / ctx.count
             else:
                 out = a.array.mean(axis=axes, keepdims=keepdim)
-        return wrap(out.astype(a.array.dtype, copy=False))
+        return Tensor(out.astype(a.array.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(_expand_back(grad, ctx) / builtins.max(ctx.count, 1)), None, None
+        return Tensor(_expand_back(grad, ctx) / builtins.max(ctx.count, 1)), None, None
 
 
 def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -112,7 +105,7 @@ def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correct
 
 def _var_backward(ctx: Any, grad: Any, a: Tensor) -> Any:
     """d var / da = 2 (a - ā) / (N - correction), with PyTorch's values when N - correction <= 0."""
-    xp = xp_of(a)
+    xp = get_array_module(a)
     x = a.array
     g = _expand_back(grad, ctx)
     dof = ctx.count - ctx.correction
@@ -128,12 +121,12 @@ class Var(Function):
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
         ctx.save_for_backward(a)
-        return wrap(_var_forward(ctx, a, axes, keepdim, correction))
+        return Tensor(_var_forward(ctx, a, axes, keepdim, correction))
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return wrap(_var_backward(ctx, grad.array, a)), None, None, None
+        return Tensor(_var_backward(ctx, grad.array, a)), None, None, None
 
 
 class Std(Function):
@@ -141,17 +134,17 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
-        xp = xp_of(a)
-        out = wrap(xp.sqrt(_var_forward(ctx, a, axes, keepdim, correction)))
+        xp = get_array_module(a)
+        out = Tensor(xp.sqrt(_var_forward(ctx, a, axes, keepdim, correction)))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = xp_of(a)
+        xp = get_array_module(a)
         grad_var = xp.where(out.array == 0, out.array.dtype.type(0), grad.array / (2 * out.array))
-        return wrap(_var_backward(ctx, grad_var, a)), None, None, None
+        return Tensor(_var_backward(ctx, grad_var, a)), None, None, None
 
 
 def _var_or_std(function: type[Function], name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -195,14 +188,14 @@ class Amax(Function):
         ctx.kind = name
         ctx._name = _AMAX_NODE_NAMES[name]
         out = getattr(a.array, "max" if name in ("amax", "max") else "min")(axis=axes, keepdims=keepdim)
-        out = wrap(out)
+        out = Tensor(out)
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = xp_of(a)
+        xp = get_array_module(a)
         extreme = out.array if ctx.keepdim else out.array.reshape(ctx.kept_shape)
         hits = a.array == extreme
         if ctx.kind in ("max", "min") and a.dtype.is_floating_point:
@@ -212,8 +205,8 @@ class Amax(Function):
         # amax over a nan: no hits, 0/0 = nan, as PyTorch's
         share = (_expand_back(grad, ctx) / count).astype(grad.array.dtype, copy=False)
         if ctx.kind in ("max", "min"):
-            return wrap(grad_where(hits, share)), None, None, None
-        return wrap(share * hits), None, None, None
+            return Tensor(grad_where(hits, share)), None, None, None
+        return Tensor(share * hits), None, None, None
 
 
 class MaxDim(Function):
@@ -224,7 +217,7 @@ class MaxDim(Function):
         array = a.array
         if array.shape and array.shape[axis] == 0:
             raise IndexError(checks.EMPTY_DIM.format(name, axis, list(array.shape)))
-        xp = xp_of(a)
+        xp = get_array_module(a)
         arg = array.argmax(axis=axis) if name == "max" else array.argmin(axis=axis)
         arg = xp.expand_dims(arg, axis) if array.ndim else arg
         values = xp.take_along_axis(array, arg, axis=axis) if array.ndim else array.copy()
@@ -232,22 +225,22 @@ class MaxDim(Function):
         ctx._name = "MaxBackward0" if name == "max" else "MinBackward0"
         if not keepdim and array.ndim:
             values, arg = values.squeeze(axis), arg.squeeze(axis)
-        indices = wrap(arg.astype(_dtypes.int64.numpy, copy=False))
+        indices = Tensor(arg.astype(_dtypes.int64.numpy, copy=False))
         ctx.mark_non_differentiable(indices)
-        return wrap(values), indices
+        return Tensor(values), indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         if not ctx.input_shape:
-            return wrap(g.copy()), None, None, None
+            return Tensor(g.copy()), None, None, None
         if not ctx.keepdim:
             g = xp.expand_dims(g, ctx.axis)
         positions = xp.arange(ctx.input_shape[ctx.axis]).reshape(
             [-1 if i == ctx.axis else 1 for i in range(len(ctx.input_shape))])
         chosen = positions == ctx.index  # one True per slice along ``axis``
-        return wrap(xp.where(chosen, g, g.dtype.type(0))), None, None, None
+        return Tensor(xp.where(chosen, g, g.dtype.type(0))), None, None, None
 
 
 def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
@@ -294,7 +287,7 @@ def _arg_extreme(a: Tensor, dim: Any, keepdim: bool, name: str) -> Tensor:
     else:
         axis = checks.one_axis(dim, a.ndim)
         out = getattr(array, name)(axis=axis, keepdims=keepdim) if array.ndim else getattr(array, name)()
-    return wrap(xp_of(a).asarray(out).astype(_dtypes.int64.numpy, copy=False))
+    return Tensor(get_array_module(a).asarray(out).astype(_dtypes.int64.numpy, copy=False))
 
 
 def argmax(a: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -320,27 +313,27 @@ class Prod(Function):
         ctx.axes = axes
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64  # integer and bool products are int64, as in PyTorch
-        out = wrap(a.array.prod(axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.numpy))
+        out = Tensor(a.array.prod(axis=axes, keepdims=keepdim, dtype=None if dtype is None else dtype.numpy))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = xp_of(a)
+        xp = get_array_module(a)
         x = a.array
         if x.ndim == 0:
-            return wrap(grad.array.copy()), None, None, None
+            return Tensor(grad.array.copy()), None, None, None
         zeros = int((x == 0).sum())
         if zeros == 0:
             without_self = _expand_back(out.array.astype(x.dtype, copy=False), ctx) / x
         elif ctx.axes is None and zeros > 1:  # no element's gradient survives two zeros, whatever δ is
-            return wrap(xp.zeros_like(x, dtype=grad.array.dtype)), None, None, None
+            return Tensor(xp.zeros_like(x, dtype=grad.array.dtype)), None, None, None
         elif ctx.axes is None:
             without_self = _exclusive_products(xp, x.reshape(-1), 0).reshape(x.shape)
         else:
             without_self = _exclusive_products(xp, x, ctx.axes[0])
-        return wrap(_expand_back(grad, ctx) * without_self), None, None, None
+        return Tensor(_expand_back(grad, ctx) * without_self), None, None, None
 
 
 def _exclusive_products(xp: Any, x: Any, axis: int) -> Any:
@@ -373,17 +366,17 @@ class Cumsum(Function):
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64
         x = a.array.reshape(1) if a.ndim == 0 else a.array
-        out = xp_of(a).cumsum(x, axis=axis, dtype=None if dtype is None else dtype.numpy)
-        return wrap(out.reshape(a.array.shape))
+        out = get_array_module(a).cumsum(x, axis=axis, dtype=None if dtype is None else dtype.numpy)
+        return Tensor(out.reshape(a.array.shape))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         if g.ndim == 0:
-            return wrap(g.copy()), None, None
+            return Tensor(g.copy()), None, None
         reversed_sum = xp.flip(xp.cumsum(xp.flip(g, axis=ctx.axis), axis=ctx.axis), axis=ctx.axis)
-        return wrap(reversed_sum), None, None
+        return Tensor(reversed_sum), None, None
 
 
 def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -399,7 +392,7 @@ class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
     @staticmethod
     def forward(ctx, a, axes, keepdim):
         _remember_shapes(ctx, a, axes, keepdim)
-        xp = xp_of(a)
+        xp = get_array_module(a)
         x = a.array if a.dtype.is_floating_point else a.array.astype(_dtypes.get_default_dtype().numpy)
         if x.size:
             m = x.max(axis=axes, keepdims=True)
@@ -410,17 +403,17 @@ class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
             out = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
         if not keepdim:
             out = out.reshape(tuple(n for i, n in enumerate(x.shape) if axes is not None and i not in axes))
-        out = wrap(out)
+        out = Tensor(out)
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = xp_of(a)
+        xp = get_array_module(a)
         # all -inf: -inf - (-inf) = nan, as PyTorch's
         softmax = xp.exp(a.array - _expand_back(out, ctx))
-        return wrap(_expand_back(grad, ctx) * softmax), None, None
+        return Tensor(_expand_back(grad, ctx) * softmax), None, None
 
 
 def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -435,7 +428,7 @@ class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
     def forward(ctx, a, p, axes, keepdim):
         _remember_shapes(ctx, a, axes, keepdim)
         ctx.p = p
-        xp = xp_of(a)
+        xp = get_array_module(a)
         x = xp.abs(a.array)
         with ieee_results():
             if p == math.inf or p == -math.inf:
@@ -451,14 +444,14 @@ class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
                 out = xp.sqrt((x * x).sum(axis=axes, keepdims=keepdim))
             else:
                 out = (x ** p).sum(axis=axes, keepdims=keepdim) ** (1 / p)
-        out = wrap(xp.asarray(out).astype(x.dtype, copy=False))
+        out = Tensor(xp.asarray(out).astype(x.dtype, copy=False))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = xp_of(a)
+        xp = get_array_module(a)
         x, p = a.array, ctx.p
         y = _expand_back(out, ctx)
         g = _expand_back(grad, ctx)
@@ -476,7 +469,7 @@ class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
             slope = xp.where(y == 0, zero, x / y)
         else:
             slope = xp.where(y == 0, zero, xp.sign(x) * xp.abs(x) ** (p - 1) / y ** (p - 1))
-        return wrap(g * slope), None, None, None
+        return Tensor(g * slope), None, None, None
 
 
 def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:

@@ -21,7 +21,6 @@ from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.ops import inplace
 from minigrad.ops._checks import sampling as checks
-from minigrad.ops._util import wrap
 from minigrad.random import Generator, generator_argument
 from minigrad.tensor import Tensor
 
@@ -103,7 +102,7 @@ class Normal(Function):  # PyTorch's node: NormalBackward
         ctx.dtypes = (mean.dtype, std.dtype)
         shape = numpy.broadcast_shapes(mean.shape, std.shape)
         host = rng.standard_normal(shape) * backend.to_host(std.array) + backend.to_host(mean.array)
-        return wrap(backend.from_host(numpy.asarray(host, dtype=dtype.numpy), mean.device))
+        return Tensor(backend.from_host(numpy.asarray(host, dtype=dtype.numpy), mean.device))
 
     @staticmethod
     def backward(ctx, grad):
@@ -122,7 +121,7 @@ class Bernoulli(Function):  # PyTorch's node: BernoulliBackward0
     def forward(ctx, p, rng):
         ctx.shape, ctx.dtype = p.shape, p.dtype
         host = rng.random(p.shape) < backend.to_host(p.array)
-        return wrap(backend.from_host(host.astype(p.dtype.numpy), p.device))
+        return Tensor(backend.from_host(host.astype(p.dtype.numpy), p.device))
 
     @staticmethod
     def backward(ctx, grad):

@@ -20,9 +20,10 @@ import numpy  # dtype metadata only (iinfo, finfo), never tensor data
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops import indexing, inplace
 from minigrad.ops._checks import scatter as checks
-from minigrad.ops._util import product, wrap, xp_of
+from minigrad.ops._util import product
 from minigrad.tensor import Tensor
 
 # --- the key ----------------------------------------------------------------------------------
@@ -83,17 +84,17 @@ class Gather(Function):
         ctx.dim, ctx.input_shape = dim, a.shape
         ctx.save_for_backward(index)
         key = _grid_key(_at_least_1d(index.array), dim)
-        return wrap(_at_least_1d(a.array)[key].reshape(index.shape))
+        return Tensor(_at_least_1d(a.array)[key].reshape(index.shape))
 
     @staticmethod
     def backward(ctx, grad):
         (index,) = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         index_1d = _at_least_1d(index.array)
         shape_1d = ctx.input_shape or (1,)
         grad_a = indexing.scatter_add(xp, grad.array.reshape(index_1d.shape), shape_1d,
                                       _grid_key(index_1d, ctx.dim))
-        return wrap(grad_a.reshape(ctx.input_shape)), None, None
+        return Tensor(grad_a.reshape(ctx.input_shape)), None, None
 
 
 class Scatter(Function):
@@ -113,7 +114,7 @@ class Scatter(Function):
         if index_1d.size:  # (an empty index may be larger than src, which PyTorch then does not check)
             out[_grid_key(index_1d, dim)] = value if src is None else _at_least_1d(src.array)[
                 _leading_block(index_1d.shape)]
-        return wrap(out.reshape(a.shape))
+        return Tensor(out.reshape(a.shape))
 
     @staticmethod
     def backward(ctx, grad):
@@ -123,7 +124,7 @@ class Scatter(Function):
         if ctx.needs_input_grad[0]:
             grad_a = _at_least_1d(grad.array).copy()
             grad_a[key] = 0  # those elements of input were overwritten
-            grad_a = wrap(grad_a.reshape(grad.shape))
+            grad_a = Tensor(grad_a.reshape(grad.shape))
         grad_src = _gathered_grad(grad, key, ctx.src_shape) if ctx.needs_input_grad[2] else None
         return grad_a, None, grad_src, None, None
 
@@ -138,10 +139,10 @@ class ScatterAdd(Function):
         index_1d = _at_least_1d(index.array)
         source = _at_least_1d(a.array)
         if not index_1d.size:
-            return wrap(a.array.copy())
-        added = _sum_at(xp_of(a), _at_least_1d(src.array)[_leading_block(index_1d.shape)], source.shape,
-                        _grid_key(index_1d, dim))
-        return wrap((source + added).reshape(a.shape))
+            return Tensor(a.array.copy())
+        block = _at_least_1d(src.array)[_leading_block(index_1d.shape)]
+        added = _sum_at(get_array_module(a), block, source.shape, _grid_key(index_1d, dim))
+        return Tensor((source + added).reshape(a.shape))
 
     @staticmethod
     def backward(ctx, grad):
@@ -155,7 +156,7 @@ class ScatterAdd(Function):
 def _gathered_grad(grad: Tensor, key: tuple, src_shape: tuple) -> Tensor:
     """dsrc = grad.gather(dim, index), placed in a src-shaped zero array where src is larger than index
     (its other elements were never used; PyTorch refuses that backward instead)."""
-    xp = xp_of(grad)
+    xp = get_array_module(grad)
     picked = _at_least_1d(grad.array)[key]
     src_1d = src_shape or (1,)
     if picked.shape != src_1d:
@@ -163,7 +164,7 @@ def _gathered_grad(grad: Tensor, key: tuple, src_shape: tuple) -> Tensor:
         if picked.size:
             full[_leading_block(picked.shape)] = picked
         picked = full
-    return wrap(picked.reshape(src_shape))
+    return Tensor(picked.reshape(src_shape))
 
 
 # --- the public functions ---------------------------------------------------------------------------
@@ -266,8 +267,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     ``tensor`` holds int64 class values; ``num_classes=-1`` means ``tensor.max() + 1``.
     """
     num_classes = checks.one_hot_classes(tensor, num_classes)
-    xp = xp_of(tensor)
-    return wrap((tensor.array[..., None] == xp.arange(num_classes)).astype(numpy.int64))
+    xp = get_array_module(tensor)
+    return Tensor((tensor.array[..., None] == xp.arange(num_classes)).astype(numpy.int64))
 
 
 def _integer(index: Tensor) -> Tensor:

@@ -13,11 +13,11 @@ from typing import Any
 
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
 from minigrad.ops._checks import selection as checks
 from minigrad.ops._checks import shape as shape_checks
-from minigrad.ops._util import wrap, xp_of
 from minigrad.tensor import Tensor, _normalize_dim
 
 # --- pieces: views of one dimension ----------------------------------------------------------
@@ -105,11 +105,11 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, axes):
         ctx.axes = axes
-        return wrap(xp_of(a).flip(a.array, axes).copy() if axes else a.array.copy())
+        return Tensor(get_array_module(a).flip(a.array, axes).copy() if axes else a.array.copy())
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(xp_of(grad).flip(grad.array, ctx.axes) if ctx.axes else grad.array), None
+        return Tensor(get_array_module(grad).flip(grad.array, ctx.axes) if ctx.axes else grad.array), None
 
 
 def flip(a: Tensor, *dims_args: Any, dims: Any = None) -> Tensor:
@@ -128,11 +128,12 @@ class Roll(Function):
     @staticmethod
     def forward(ctx, a, shifts, axes):
         ctx.shifts, ctx.axes = shifts, axes
-        return wrap(xp_of(a).roll(a.array, shifts, axes))
+        return Tensor(get_array_module(a).roll(a.array, shifts, axes))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(xp_of(grad).roll(grad.array, tuple(-s for s in ctx.shifts), ctx.axes)), None, None
+        unrolled = get_array_module(grad).roll(grad.array, tuple(-s for s in ctx.shifts), ctx.axes)
+        return Tensor(unrolled), None, None
 
 
 def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -149,7 +150,7 @@ class Repeat(Function):
     @staticmethod
     def forward(ctx, a, reps):
         ctx.reps, ctx.input_shape = reps, a.array.shape
-        return wrap(xp_of(a).tile(a.array, reps) if reps else a.array.copy())
+        return Tensor(get_array_module(a).tile(a.array, reps) if reps else a.array.copy())
 
     @staticmethod
     def backward(ctx, grad):
@@ -158,7 +159,7 @@ class Repeat(Function):
         split_shape = [n for r, s in zip(ctx.reps, shape) for n in (r, s)]  # (r0, s0, r1, s1, ...)
         tiles = grad.array.reshape(split_shape)
         summed = tiles.sum(axis=tuple(range(0, len(split_shape), 2))) if split_shape else tiles
-        return wrap(summed.reshape(ctx.input_shape)), None
+        return Tensor(summed.reshape(ctx.input_shape)), None
 
 
 def repeat(a: Tensor, *sizes: Any) -> Tensor:
@@ -174,13 +175,13 @@ class RepeatInterleave(Function):
     @staticmethod
     def forward(ctx, a, repeats, axis):
         ctx.repeats, ctx.axis, ctx.input_shape = repeats, axis, a.array.shape
-        return wrap(xp_of(a).repeat(a.array, repeats, axis=axis))
+        return Tensor(get_array_module(a).repeat(a.array, repeats, axis=axis))
 
     @staticmethod
     def backward(ctx, grad):
         shape, axis = ctx.input_shape, ctx.axis
         runs = grad.array.reshape(shape[:axis] + (shape[axis], ctx.repeats) + shape[axis + 1:])
-        return wrap(runs.sum(axis=axis + 1)), None, None
+        return Tensor(runs.sum(axis=axis + 1)), None, None
 
 
 def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,
@@ -210,15 +211,15 @@ class IndexSelect(Function):
     @staticmethod
     def forward(ctx, a, index, axis):
         ctx.key, ctx.input_shape = _along(axis, index.array.reshape(-1)), a.array.shape
-        return wrap(xp_of(a).take(a.array, index.array.reshape(-1), axis=axis) if a.ndim else
+        return Tensor(get_array_module(a).take(a.array, index.array.reshape(-1), axis=axis) if a.ndim else
                     a.array.reshape(1)[index.array.reshape(-1)].reshape(()))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         if not ctx.input_shape:
-            return wrap(grad.array.copy()), None, None
-        return wrap(indexing.scatter_add(xp, grad.array, ctx.input_shape, ctx.key)), None, None
+            return Tensor(grad.array.copy()), None, None
+        return Tensor(indexing.scatter_add(xp, grad.array, ctx.input_shape, ctx.key)), None, None
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -235,15 +236,15 @@ class MaskedFill(Function):
     @staticmethod
     def forward(ctx, a, mask, value):
         ctx.mask, ctx.input_shape = mask.array, a.array.shape
-        xp = xp_of(a)
-        return wrap(xp.where(mask.array, xp.asarray(value, dtype=a.array.dtype), a.array))
+        xp = get_array_module(a)
+        return Tensor(xp.where(mask.array, xp.asarray(value, dtype=a.array.dtype), a.array))
 
     @staticmethod
     def backward(ctx, grad):
         from minigrad.autograd.engine import sum_to_shape  # noqa: PLC0415
 
         g = grad.array
-        kept = wrap(xp_of(grad).where(ctx.mask, g.dtype.type(0), g))
+        kept = Tensor(get_array_module(grad).where(ctx.mask, g.dtype.type(0), g))
         return sum_to_shape(kept, ctx.input_shape, ctx, 0), None, None
 
 
@@ -273,13 +274,13 @@ class Triangle(Function):
     def forward(ctx, a, k, lower):
         ctx.k, ctx.lower = k, lower
         ctx._name = "TrilBackward0" if lower else "TriuBackward0"
-        xp = xp_of(a)
-        return wrap((xp.tril if lower else xp.triu)(a.array, k))
+        xp = get_array_module(a)
+        return Tensor((xp.tril if lower else xp.triu)(a.array, k))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
-        return wrap((xp.tril if ctx.lower else xp.triu)(grad.array, ctx.k)), None, None
+        xp = get_array_module(grad)
+        return Tensor((xp.tril if ctx.lower else xp.triu)(grad.array, ctx.k)), None, None
 
 
 def tril(a: Tensor, diagonal: int = 0) -> Tensor:
@@ -308,24 +309,24 @@ class Diag(Function):
 
     @staticmethod
     def forward(ctx, a, k):
-        xp = xp_of(a)
+        xp = get_array_module(a)
         ctx.k, ctx.input_shape = k, a.array.shape
         if a.ndim == 1:
             n = a.shape[0] + abs(k)
             out = xp.zeros((n, n), dtype=a.array.dtype)
             out[_diagonal_key(xp, (n, n), k)] = a.array
-            return wrap(out)
-        return wrap(a.array[_diagonal_key(xp, a.array.shape, k)])
+            return Tensor(out)
+        return Tensor(a.array[_diagonal_key(xp, a.array.shape, k)])
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         if len(ctx.input_shape) == 1:
-            return wrap(g[_diagonal_key(xp, g.shape, ctx.k)]), None
+            return Tensor(g[_diagonal_key(xp, g.shape, ctx.k)]), None
         out = xp.zeros(ctx.input_shape, dtype=g.dtype)
         out[_diagonal_key(xp, ctx.input_shape, ctx.k)] = g
-        return wrap(out), None
+        return Tensor(out), None
 
 
 def diag(a: Tensor, diagonal: int = 0) -> Tensor:

@@ -11,7 +11,7 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import shape as checks
-from minigrad.ops._util import array_of, mark_view, product, reduction_axes, wrap, xp_of
+from minigrad.ops._util import array_of, mark_view, product, reduction_axes
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -25,11 +25,11 @@ class Reshape(Function):
     def forward(ctx, a, shape, name):
         ctx.input_shape = a.array.shape
         ctx._name = name
-        return wrap(a.array.reshape(shape))
+        return Tensor(a.array.reshape(shape))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(grad.array.reshape(ctx.input_shape)), None, None
+        return Tensor(grad.array.reshape(ctx.input_shape)), None, None
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
@@ -121,11 +121,11 @@ class Permute(Function):
     def forward(ctx, a, axes, name):
         ctx.inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
         ctx._name = name
-        return wrap(a.array.transpose(axes))
+        return Tensor(a.array.transpose(axes))
 
     @staticmethod
     def backward(ctx, grad):
-        return wrap(grad.array.transpose(ctx.inverse)), None, None
+        return Tensor(grad.array.transpose(ctx.inverse)), None, None
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
@@ -163,7 +163,7 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.array.shape
-        return wrap(xp_of(a).broadcast_to(a.array, shape))
+        return Tensor(get_array_module(a).broadcast_to(a.array, shape))
 
     @staticmethod
     def backward(ctx, grad):
@@ -185,7 +185,8 @@ class Cat(Function):
     def forward(ctx, axis, dtype, *tensors):
         ctx.axis = axis
         ctx.sizes = [t.array.shape[axis] for t in tensors]
-        return wrap(xp_of(tensors[0]).concatenate([array_of(t, dtype) for t in tensors], axis=axis))
+        xp = get_array_module(tensors[0])
+        return Tensor(xp.concatenate([array_of(t, dtype) for t in tensors], axis=axis))
 
     @staticmethod
     def backward(ctx, grad):
@@ -193,7 +194,7 @@ class Cat(Function):
         index = [slice(None)] * grad.ndim
         for size in ctx.sizes:
             index[ctx.axis] = slice(start, start + size)
-            grads.append(wrap(grad.array[tuple(index)]))
+            grads.append(Tensor(grad.array[tuple(index)]))
             start += size
         return (None, None, *grads)
 
@@ -204,12 +205,13 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
         ctx.axis = axis
-        return wrap(xp_of(tensors[0]).stack([array_of(t, dtype) for t in tensors], axis=axis))
+        return Tensor(get_array_module(tensors[0]).stack([array_of(t, dtype) for t in tensors], axis=axis))
 
     @staticmethod
     def backward(ctx, grad):
-        pieces = xp_of(grad).moveaxis(grad.array, ctx.axis, 0)  # a view: piece i is input i's gradient
-        return (None, None, *(wrap(piece) for piece in pieces))
+        # a view: piece i is input i's gradient
+        pieces = get_array_module(grad).moveaxis(grad.array, ctx.axis, 0)
+        return (None, None, *(Tensor(piece) for piece in pieces))
 
 
 def cat(tensors: Any, dim: int = 0) -> Tensor:
@@ -239,24 +241,24 @@ class ConstantPad(Function):
 
     @staticmethod
     def forward(ctx, a, widths, value):
-        xp = xp_of(a)
+        xp = get_array_module(a)
         cropped = a.array[tuple(slice(max(-before, 0), n - max(-after, 0))
                                 for (before, after), n in zip(widths, a.array.shape))]
         positive = [(max(before, 0), max(after, 0)) for before, after in widths]
         ctx.crop = widths
         if not widths:  # a 0-d tensor: nothing to pad
-            return wrap(cropped.copy())
-        return wrap(xp.pad(cropped, positive, mode="constant", constant_values=value))
+            return Tensor(cropped.copy())
+        return Tensor(xp.pad(cropped, positive, mode="constant", constant_values=value))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         # undo the padding (cut), then undo any cropping of negative widths (pad with zeros)
         inside = g[tuple(slice(max(before, 0), g.shape[i] - max(after, 0))
                          for i, (before, after) in enumerate(ctx.crop))]
         restore = [(max(-before, 0), max(-after, 0)) for before, after in ctx.crop]
-        return wrap(xp.pad(inside, restore, mode="constant")), None, None
+        return Tensor(xp.pad(inside, restore, mode="constant")), None, None
 
 
 class GatherPad(Function):
@@ -266,13 +268,13 @@ class GatherPad(Function):
     @staticmethod
     def forward(ctx, a, key):
         ctx.key, ctx.input_shape = key, a.array.shape
-        return wrap(a.array[key])
+        return Tensor(a.array[key])
 
     @staticmethod
     def backward(ctx, grad):
         from minigrad.ops.indexing import scatter_add  # noqa: PLC0415 (indexing is a sibling op module)
 
-        return wrap(scatter_add(xp_of(grad), grad.array, ctx.input_shape, ctx.key)), None
+        return Tensor(scatter_add(get_array_module(grad), grad.array, ctx.input_shape, ctx.key)), None
 
 
 class ReflectionPad(GatherPad):
@@ -312,7 +314,7 @@ def pad(a: Tensor, pad: Any, mode: str = "constant", value: float | None = None)
     widths = checks.pad_widths(a, pad, mode, ("constant", *PAD_FUNCTIONS))
     if mode != "constant":
         checks.check_gather_pad(a, widths, pad, mode, value)
-        xp = xp_of(a)
+        xp = get_array_module(a)
         lead = a.ndim - len(pad) // 2
         maps = [source_positions(xp, a.shape[axis], *widths[axis], mode) for axis in range(lead, a.ndim)]
         # one index array per padded axis, shaped to broadcast into an open grid (like numpy.ix_)

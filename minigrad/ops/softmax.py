@@ -11,7 +11,7 @@ from typing import Any
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import ieee_results, wrap, xp_of
+from minigrad.ops._util import ieee_results
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -31,8 +31,8 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, a, axis):
-        xp = xp_of(a)
-        out = wrap(xp.exp(log_softmax_array(a.array, axis)))
+        xp = get_array_module(a)
+        out = Tensor(xp.exp(log_softmax_array(a.array, axis)))
         ctx.axis = axis
         ctx.save_for_backward(out)
         return out
@@ -41,7 +41,7 @@ class Softmax(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         y, g = out.array, grad.array
-        return wrap(y * (g - (g * y).sum(axis=ctx.axis, keepdims=True))), None
+        return Tensor(y * (g - (g * y).sum(axis=ctx.axis, keepdims=True))), None
 
 
 class LogSoftmax(Function):
@@ -49,7 +49,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, a, axis):
-        out = wrap(log_softmax_array(a.array, axis))
+        out = Tensor(log_softmax_array(a.array, axis))
         ctx.axis = axis
         ctx.save_for_backward(out)
         return out
@@ -57,9 +57,9 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
-        return wrap(g - xp.exp(out.array) * g.sum(axis=ctx.axis, keepdims=True)), None
+        return Tensor(g - xp.exp(out.array) * g.sum(axis=ctx.axis, keepdims=True)), None
 
 
 def _softmax_axis(a: Tensor, dim: Any, name: str, stacklevel: int) -> int:

@@ -13,7 +13,7 @@ from minigrad import dtypes as _dtypes
 from minigrad import return_types
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
-from minigrad.ops._util import wrap, xp_of
+from minigrad.backend import get_array_module
 from minigrad.ops.scatter import _grid_key
 from minigrad.ops.topk_ties import topk_order
 from minigrad.tensor import Tensor, _normalize_dim
@@ -38,32 +38,32 @@ class Select(Function):
     @staticmethod
     def forward(ctx, a, axis, descending, k, name, sorted_=True):
         ctx._name = name
-        xp = xp_of(a)
+        xp = get_array_module(a)
         array = a.array
         if array.ndim == 0:
             ctx.input_shape, ctx.index = (), None
-            indices = wrap(xp.zeros((), dtype=_dtypes.int64.numpy))
+            indices = Tensor(xp.zeros((), dtype=_dtypes.int64.numpy))
             ctx.mark_non_differentiable(indices)
-            return wrap(array.copy()), indices
+            return Tensor(array.copy()), indices
         order = _order(xp, array, axis, descending)
         if k is not None:  # topk: ties broken as PyTorch's CPU kernel breaks them
             order = topk_order(xp, array, order, axis, k, descending, sorted_)
         order = order.astype(_dtypes.int64.numpy, copy=False)
         ctx.input_shape, ctx.axis, ctx.index = array.shape, axis, order
-        indices = wrap(order)
+        indices = Tensor(order)
         ctx.mark_non_differentiable(indices)
-        return wrap(xp.take_along_axis(array, order, axis=axis)), indices
+        return Tensor(xp.take_along_axis(array, order, axis=axis)), indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        xp = xp_of(grad)
+        xp = get_array_module(grad)
         g = grad.array
         if ctx.index is None:
-            return wrap(g.copy()), None, None, None, None, None
+            return Tensor(g.copy()), None, None, None, None, None
         out = xp.zeros(ctx.input_shape, dtype=g.dtype)
         if g.size:
             out[_grid_key(ctx.index, ctx.axis)] = g
-        return wrap(out), None, None, None, None, None
+        return Tensor(out), None, None, None, None, None
 
 
 def _dim(a: Tensor, dim: Any, function: str) -> int:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy
 
 from minigrad import backend
-from minigrad.ops._util import xp_of
+from minigrad.backend import get_array_module
 from minigrad.tensor import Tensor
 
 
@@ -18,7 +18,7 @@ def key_parts(a: Tensor, key: Any) -> tuple[list, bool]:
     Every part is checked against the dimension it indexes; integer arrays here because CuPy would
     wrap an out-of-range index around instead of raising.
     """
-    xp = xp_of(a)
+    xp = get_array_module(a)
     parts = key if isinstance(key, tuple) else (key,)
     prepared, basic = [], True
     dim = 0  # the dimension of ``a`` the next part indexes
