@@ -51,10 +51,10 @@ from minigrad.backend import get_array_module
 __all__ = ["MIN_CHUNK_BYTES", "chunk_ranges", "copy_into", "in_pieces", "map_into", "outer_axis",
            "parallel_for", "pool_size"]
 
-# The least work (bytes read and written) worth handing to another thread. Provisional: chosen by
-# reasoning (a thread's wake-up costs tens of microseconds, a memory-bound pass over 1 MiB about
-# 100), to be tuned on a quiet machine as docs/performance.md ("Threads") describes.
-MIN_CHUNK_BYTES = 1 << 20
+# The least work (bytes read and written) worth handing to another thread. Smaller pieces lost
+# time in a training step on the 2-core machine, while the BLAS also runs threads of its own
+# (docs/performance.md, "Threads": how it was measured and how to tune it).
+MIN_CHUNK_BYTES = 32 << 20
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
