@@ -26,6 +26,7 @@ without a transposed copy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from minigrad._layout import short_run_ufuncs
@@ -35,16 +36,26 @@ from minigrad.ops.conv.geometry import Pair, output_shape, window
 __all__ = ["im2col", "col2im", "batch_last", "padded_source", "im2col_rows", "col2im_rows", "interior"]
 
 
-def batch_last(x: Any) -> Any:
+def assign(out: Any, source: Any) -> Any:
+    """``out[...] = source``; returns ``out``. The copy of the helpers below (the tuned driver passes
+    ``parallel.copy_into``, the same copy in pieces on minigrad's threads)."""
+    out[...] = source
+    return out
+
+
+Copy = Callable[[Any, Any], Any]
+
+
+def batch_last(x: Any, copy: Copy = assign) -> Any:
     """``x`` (N, C, H, W) as a (C, H, W, N) array, contiguous (a free view when memory is already so)."""
     xp = get_array_module(x)
     moved = x.transpose(1, 2, 3, 0)
     if moved.flags.c_contiguous:
         return moved
-    return xp.ascontiguousarray(_batch_moved(x))
+    return copy(xp.empty(moved.shape, dtype=x.dtype), _batch_moved(x, copy))
 
 
-def _batch_moved(x: Any) -> Any:
+def _batch_moved(x: Any, copy: Copy = assign) -> Any:
     """``x`` (N, C, H, W) as a (C, H, W, N) *view* that copies fast into (C, H, W, N) memory.
 
     Moving the batch innermost reads, for each output run, one number from every image.
@@ -57,20 +68,19 @@ def _batch_moved(x: Any) -> Any:
         return x.transpose(1, 2, 3, 0)
     n, per_image = x.shape[0], x.size // x.shape[0]
     rows = xp.empty((n, per_image + 16), dtype=x.dtype)   # 16 floats: one 64-byte cache line
-    spread = rows[:, :per_image].reshape(x.shape)          # splitting the last axis: a view
-    spread[...] = x
+    spread = copy(rows[:, :per_image].reshape(x.shape), x)   # splitting the last axis: a view
     return spread.transpose(1, 2, 3, 0)
 
 
-def padded_source(x: Any, padding: Pair) -> Any:
+def padded_source(x: Any, padding: Pair, copy: Copy = assign) -> Any:
     """``x`` (N, C, H, W) framed by ``padding`` zeros, as a (C, H + 2p_h, W + 2p_w, N) array."""
     xp = get_array_module(x)
     n, c, height, width = x.shape
     ph, pw = padding
     if not (ph or pw):
-        return batch_last(x)
+        return batch_last(x, copy)
     source = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=x.dtype)
-    source[:, ph:ph + height, pw:pw + width] = _batch_moved(x)   # the frame and the move in one copy
+    copy(source[:, ph:ph + height, pw:pw + width], _batch_moved(x, copy))   # the frame and the move at once
     return source
 
 

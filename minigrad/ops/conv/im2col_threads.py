@@ -22,36 +22,14 @@ from minigrad.parallel import copy_into, parallel_for, pool_size
 __all__ = ["batch_last", "padded_source", "im2col_rows", "col2im_rows"]
 
 
-def _batch_moved(x: Any) -> Any:
-    """``im2col._batch_moved``: the spreading copy (which makes the move fast) in pieces over the batch."""
-    xp = get_array_module(x)
-    if x.transpose(1, 2, 3, 0).flags.c_contiguous or x.size == 0:
-        return x.transpose(1, 2, 3, 0)
-    n, per_image = x.shape[0], x.size // x.shape[0]
-    rows = xp.empty((n, per_image + 16), dtype=x.dtype)   # 16 floats: one 64-byte cache line
-    spread = copy_into(rows[:, :per_image].reshape(x.shape), x)
-    return spread.transpose(1, 2, 3, 0)
-
-
 def batch_last(x: Any) -> Any:
-    """``im2col.batch_last``: ``x`` (N, C, H, W) as a contiguous (C, H, W, N) array, copied over channels."""
-    xp = get_array_module(x)
-    moved = x.transpose(1, 2, 3, 0)
-    if moved.flags.c_contiguous:
-        return moved
-    return copy_into(xp.empty(moved.shape, dtype=x.dtype), _batch_moved(x))
+    """``im2col.batch_last``, its copies in pieces over the outermost axis."""
+    return im2col.batch_last(x, copy_into)
 
 
 def padded_source(x: Any, padding: Pair) -> Any:
-    """``im2col.padded_source``: ``x`` framed by zeros as (C, H + 2p_h, W + 2p_w, N), copied over channels."""
-    xp = get_array_module(x)
-    n, c, height, width = x.shape
-    ph, pw = padding
-    if not (ph or pw):
-        return batch_last(x)
-    source = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=x.dtype)
-    copy_into(source[:, ph:ph + height, pw:pw + width], _batch_moved(x))
-    return source
+    """``im2col.padded_source``, its copies in pieces over the outermost axis."""
+    return im2col.padded_source(x, padding, copy_into)
 
 
 def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int) -> Any:
