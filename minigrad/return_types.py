@@ -6,6 +6,7 @@ They print as PyTorch's ``torch.return_types.max`` do, one field a line.
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any
 
 __all__ = ["max", "min", "sort", "topk", "histogram"]
 
@@ -13,7 +14,7 @@ __all__ = ["max", "min", "sort", "topk", "histogram"]
 def _values_indices(name: str) -> type:
     """A ``(values, indices)`` named tuple class called ``name``."""
 
-    def __repr__(self) -> str:  # noqa: N807
+    def __repr__(self: Any) -> str:  # noqa: N807
         return f"minigrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
 
     cls = type(name, (namedtuple(name, ["values", "indices"]),), {"__slots__": (), "__repr__": __repr__})

@@ -450,11 +450,11 @@ class L1Loss(_DifferenceLoss):
     """f(d) = |d|;   f′(d) = sign d (0 at 0 and at nan)."""
 
     @staticmethod
-    def value(d, parameter):
+    def value(d: Any, parameter: float) -> Any:
         return get_array_module(d).abs(d)
 
     @staticmethod
-    def slope(d, parameter):
+    def slope(d: Any, parameter: float) -> Any:
         return sign_array(get_array_module(d), d)  # 0 at a nan d, as PyTorch
 
 
@@ -462,12 +462,13 @@ class SmoothL1Loss(_DifferenceLoss):
     """f(d) = ½d²/β where |d| < β, else |d| − ½β;   f′(d) = d/β inside, sign d outside."""
 
     @staticmethod
-    def value(d, beta):
-        xp, size = get_array_module(d), get_array_module(d).abs(d)
+    def value(d: Any, beta: float) -> Any:
+        xp = get_array_module(d)
+        size = xp.abs(d)
         return xp.where(size < beta, 0.5 * d * d / beta, size - 0.5 * beta)
 
     @staticmethod
-    def slope(d, beta):
+    def slope(d: Any, beta: float) -> Any:
         xp = get_array_module(d)
         return xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
 
@@ -476,12 +477,13 @@ class HuberLoss(_DifferenceLoss):
     """f(d) = ½d² where |d| < δ, else δ(|d| − ½δ);   f′(d) = d inside, δ·sign d outside."""
 
     @staticmethod
-    def value(d, delta):
-        xp, size = get_array_module(d), get_array_module(d).abs(d)
+    def value(d: Any, delta: float) -> Any:
+        xp = get_array_module(d)
+        size = xp.abs(d)
         return xp.where(size < delta, 0.5 * d * d, delta * (size - 0.5 * delta))
 
     @staticmethod
-    def slope(d, delta):
+    def slope(d: Any, delta: float) -> Any:
         xp = get_array_module(d)
         return xp.clip(d, -delta, delta)
 
