@@ -77,15 +77,15 @@ def blas_header(env: dict, native: bool) -> str:
 
 
 # The benchmarks' own way to try another threshold for minigrad's thread pool without editing
-# minigrad/parallel.py: the driver puts it into its workers' environment, the minigrad worker applies it.
+# performance/parallel.py: the driver puts it into its workers' environment, the minigrad worker applies it.
 CHUNK_VARIABLE = "MINIGRAD_BENCHMARK_MIN_CHUNK_BYTES"
 
 
 def add_chunk_argument(parser: argparse.ArgumentParser) -> None:
-    """``--min-chunk-bytes N``: minigrad's workers use N as ``minigrad.parallel.MIN_CHUNK_BYTES``."""
+    """``--min-chunk-bytes N``: minigrad's workers use N as ``performance.parallel.MIN_CHUNK_BYTES``."""
     parser.add_argument("--min-chunk-bytes", type=int, default=None,
                         help="minigrad's workers cut work into pieces of at least N bytes "
-                             "(default: minigrad.parallel.MIN_CHUNK_BYTES); for tuning it")
+                             "(default: minigrad.performance.parallel.MIN_CHUNK_BYTES); for tuning it")
 
 
 def with_chunk_setting(env: dict, min_chunk_bytes: int | None) -> dict:
@@ -95,7 +95,7 @@ def with_chunk_setting(env: dict, min_chunk_bytes: int | None) -> dict:
 
 def use_chunk_setting() -> str:
     """In a minigrad worker: apply ``--min-chunk-bytes`` if the driver passed it; say what is used."""
-    from minigrad import parallel
+    from minigrad.performance import parallel
 
     if os.environ.get(CHUNK_VARIABLE):
         parallel.MIN_CHUNK_BYTES = int(os.environ[CHUNK_VARIABLE])

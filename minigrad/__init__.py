@@ -11,8 +11,10 @@ The package in layers, each building on the ones below (docs/architecture.md dra
     ops             ops/: the maths, one Function per operation, forward and backward side by side
     core            tensor.py, functions.py (mg.sum, ...), autograd/ (Function, the backward engine)
     arrays          backend.py (NumPy or CuPy), dtypes.py, creation.py, random.py, serialization.py,
-                    memory.py, threads.py, parallel.py; cuda.py, backends/, accelerator.py as PyTorch
-                    has them
+                    memory.py, threads.py; cuda.py, backends/, accelerator.py as PyTorch has them
+
+    performance/ (the thread pool, memory-order copies) and ops/conv/algo_im2col_tuned.py are
+    speed only: optional reading, computing exactly what the plain code computes.
 """
 # ruff: noqa: I001, A004, F401  (import order matters: the Tensor first, then what builds on it)
 

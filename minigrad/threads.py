@@ -2,7 +2,7 @@
 
 minigrad's arithmetic runs in NumPy, and NumPy's matrix products (every convolution and linear
 layer) run on the threads of its BLAS library. The rest (copies, pooling, ReLU, the optimiser's
-update) runs in pieces on minigrad's own thread pool (``minigrad/parallel.py``), as many threads
+update) runs in pieces on minigrad's own thread pool (``minigrad/performance/parallel.py``), as many threads
 as the BLAS has. ``set_num_threads`` limits both, the BLAS through threadpoolctl, for the rest of
 the process, as ``torch.set_num_threads`` limits PyTorch's intra-op threads; ``get_num_threads``
 says how many they use. Until a program calls ``set_num_threads``, both use the BLAS's own
@@ -18,7 +18,7 @@ import os
 
 from threadpoolctl import ThreadpoolController
 
-from minigrad import parallel
+from minigrad.performance import parallel
 
 __all__ = ["get_num_interop_threads", "get_num_threads", "set_num_interop_threads", "set_num_threads"]
 

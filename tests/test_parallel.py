@@ -1,4 +1,4 @@
-"""minigrad/parallel.py: the thread pool behind the parallel loops, and the ops that use it.
+"""minigrad/performance/parallel.py: the thread pool behind the parallel loops, and the ops that use it.
 
 The ops are checked bit for bit against their one-piece run (one thread): the pieces are disjoint,
 so nothing may change, not even the last bit or a nan's place. ``many_pieces`` makes every array
@@ -18,7 +18,7 @@ import standin_cupy
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from minigrad import parallel
+from minigrad.performance import parallel
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_importing_minigrad_starts_no_thread():
 
 
 def test_the_pool_follows_set_num_threads():
-    code = ("import minigrad as mg\nfrom minigrad import parallel\n"
+    code = ("import minigrad as mg\nfrom minigrad.performance import parallel\n"
             "default = parallel.pool_size() == mg.get_num_threads()\n"
             "mg.set_num_threads(3)\n"
             "three = parallel.pool_size()\n"
@@ -331,7 +331,7 @@ def test_the_default_convolution_is_the_same_in_pieces(many_pieces, settings):
 
 
 def test_blocked_copies_are_the_same_in_pieces(many_pieces, monkeypatch):
-    from minigrad import _layout
+    from minigrad.performance import layout as _layout
 
     monkeypatch.setattr(_layout, "BLOCK_BYTES", 64)
     array = np.ascontiguousarray(_activation("chwn").transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2)
@@ -343,7 +343,7 @@ def test_blocked_copies_are_the_same_in_pieces(many_pieces, monkeypatch):
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="os.fork is POSIX only")
 def test_a_forked_child_makes_its_own_pool():
-    code = ("import os, numpy\nfrom minigrad import parallel\n"
+    code = ("import os, numpy\nfrom minigrad.performance import parallel\n"
             "parallel.MIN_CHUNK_BYTES = 1\nparallel.resize(2)\n"
             "parallel.parallel_for(numpy, 2, 1, lambda a, b: None)\n"       # the parent's pool runs
             "pid = os.fork()\n"

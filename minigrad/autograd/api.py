@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from minigrad._layout import contiguous_copy
 from minigrad.autograd.engine import run_backward
+from minigrad.performance.layout import contiguous_copy
 from minigrad.tensor import Tensor
 
 

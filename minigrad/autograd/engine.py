@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad import backend
-from minigrad._layout import contiguous_copy
 from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, _Profiling, checked_hook_result
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.ops._util import ieee_results
+from minigrad.performance.layout import contiguous_copy
 from minigrad.tensor import Tensor
 
 __all__ = ["BackwardPass", "call_backward", "run_backward", "sum_to_shape"]

@@ -14,8 +14,8 @@ import itertools
 import traceback
 from typing import Any
 
-from minigrad._layout import contiguous_copy
 from minigrad.autograd.grad_mode import _GradMode
+from minigrad.performance.layout import contiguous_copy
 from minigrad.tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable", "check_same_device"]

@@ -26,7 +26,7 @@ from minigrad.ops._util import (
     sign_array,
     zero_where,
 )
-from minigrad.parallel import map_into
+from minigrad.performance.parallel import map_into
 from minigrad.tensor import Tensor
 
 
@@ -157,7 +157,7 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
             raise RuntimeError("Boolean inputs not supported for relu")
         x = a.array
         # x where it is not negative: keeps -0.0 and nan, as PyTorch's (the backward's selection).
-        # Large arrays go in pieces on minigrad's threads (minigrad/parallel.py): the same numbers.
+        # Large arrays go in pieces on minigrad's threads (performance/parallel.py): the same numbers.
         out = Tensor(map_into(_relu, get_array_module(a).empty_like(x), x, passes=3))
         ctx.save_for_backward(out)
         return out

@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad._arguments import pair_argument
-from minigrad._layout import empty_like_order, filled_like_order
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import pool as checks
 from minigrad.ops._util import grad_where, ieee_results
 from minigrad.ops.conv.geometry import Pair, integer_size, window
-from minigrad.parallel import outer_axis, parallel_for
+from minigrad.performance.layout import empty_like_order, filled_like_order
+from minigrad.performance.parallel import outer_axis, parallel_for
 from minigrad.tensor import Tensor
 
 __all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
@@ -78,7 +78,7 @@ def _taps(out_shape: Pair, kernel_size: Pair, stride: Pair, dilation: Pair) -> A
 
 def _by_planes(x: Any, passes: int, fn: Any) -> None:
     """``fn(part)`` for index tuples ``part`` that cut the leading (batch, channel) axes of ``x`` into
-    pieces, run concurrently on minigrad's threads (``minigrad/parallel.py``) where ``x`` is large.
+    pieces, run concurrently on minigrad's threads (``performance/parallel.py``) where ``x`` is large.
 
     Every (H, W) plane is pooled on its own, so the pieces give the same numbers as one whole.
     ``passes``: about how many times the work goes over ``x``'s bytes.

@@ -7,7 +7,7 @@ from typing import Any
 
 from minigrad.backend import get_array_module
 from minigrad.optim.optimizer import Optimizer, _Loss, advance_step, lerp_, new_step_count
-from minigrad.parallel import in_pieces
+from minigrad.performance.parallel import in_pieces
 from minigrad.tensor import Tensor
 
 __all__ = ["Adam", "AdamW"]
@@ -139,7 +139,7 @@ def _adam_update(param: Any, grad: Any, state: dict, *, lr: float, betas: tuple[
     """Update the array ``param`` in place; the moments in ``state`` are updated in place too.
 
     The arithmetic is element by element, so a large parameter is updated in pieces on minigrad's
-    threads (``minigrad/parallel.py``), with the same numbers.
+    threads (``minigrad/performance/parallel.py``), with the same numbers.
     """
     beta1, beta2 = betas
     step = advance_step(state)

@@ -7,7 +7,7 @@ from typing import Any
 
 from minigrad.backend import get_array_module
 from minigrad.optim.optimizer import Optimizer, _Loss
-from minigrad.parallel import in_pieces
+from minigrad.performance.parallel import in_pieces
 from minigrad.tensor import Tensor
 
 __all__ = ["SGD"]
@@ -86,7 +86,7 @@ def _sgd_update(param: Any, grad: Any, state: dict | None, *, lr: float, momentu
     """Update the array ``param`` in place from ``grad``; ``state`` holds the momentum buffer.
 
     The arithmetic is element by element, so a large parameter is updated in pieces on minigrad's
-    threads (``minigrad/parallel.py``), with the same numbers.
+    threads (``minigrad/performance/parallel.py``), with the same numbers.
     """
     buffer, first_step = None, False
     if state is not None:  # SGD keeps a state (the momentum buffer) only with momentum

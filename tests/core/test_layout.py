@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad._layout import (
+from minigrad.performance.layout import (
     BLOCK_BYTES,
     UFUNC_BUFFER_ELEMENTS,
     _blocking_axis,

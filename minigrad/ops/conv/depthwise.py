@@ -19,7 +19,7 @@ each kernel column j one ``einsum`` sums the kh row-shifts while each image line
 still in cache.
 
 Every output channel needs one input channel only, so the work is cut over channels and the
-pieces run on minigrad's threads (``minigrad/parallel.py``): the same sums, in the same order.
+pieces run on minigrad's threads (``minigrad/performance/parallel.py``): the same sums, in the same order.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair
-from minigrad.parallel import copy_into, parallel_for
+from minigrad.performance.parallel import copy_into, parallel_for
 
 __all__ = ["is_depthwise", "forward", "prepare_grad_output", "grad_input", "grad_weight"]
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minigrad._layout import short_run_ufuncs
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair, output_shape, window
+from minigrad.performance.layout import short_run_ufuncs
 
 __all__ = ["im2col", "col2im", "batch_last", "padded_source", "im2col_rows", "col2im_rows", "interior"]
 
@@ -115,7 +115,7 @@ def col2im_rows(cols: Any, image: Any, rows: slice, kernel_size: Pair, stride: P
     kh, kw = kernel_size
     count = rows.stop - rows.start
     taps = cols.reshape(c, kh, kw, count, w_out, n)
-    with short_run_ufuncs():   # each add's runs are one row, W_out·N numbers: no buffering (see _layout.py)
+    with short_run_ufuncs():  # runs of one row, W_out·N numbers: no buffering (performance/layout.py)
         for i in range(kh):
             image_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
             for j in range(kw):

@@ -5,7 +5,7 @@ compute the same arrays, bit for bit. Every copy here is cut over channels: chan
 (C, H, W, N) image fills rows (c, i, j) of the columns — one contiguous block of rows — and
 col2im adds those rows back onto channel c only. (im2col of an input with few channels is cut
 over output rows instead; col2im never is: overlapping windows of different output rows add
-onto the same pixels.) So ``parallel_for`` (``minigrad/parallel.py``)
+onto the same pixels.) So ``parallel_for`` (``minigrad/performance/parallel.py``)
 can hand each thread a range of channels and no two threads touch the same numbers. The plain
 path (``algo_im2col.py``) uses ``im2col.py`` directly, on one thread.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from minigrad.backend import get_array_module
 from minigrad.ops.conv import im2col
 from minigrad.ops.conv.geometry import Pair
-from minigrad.parallel import copy_into, parallel_for, pool_size
+from minigrad.performance.parallel import copy_into, parallel_for, pool_size
 
 __all__ = ["batch_last", "padded_source", "im2col_rows", "col2im_rows"]
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy
 
 from minigrad.backend import get_array_module
-from minigrad.parallel import parallel_for
+from minigrad.performance.parallel import parallel_for
 
 __all__ = ["contiguous_copy", "empty_like_order", "filled_like_order", "short_run_ufuncs"]
 
@@ -55,7 +55,7 @@ def contiguous_copy(array: Any) -> Any:
             block = before + (slice(start, min(start + step, last)),)
             out[block] = array[block]
 
-    # Ranges of blocks go to minigrad's threads (minigrad/parallel.py); each writes its own blocks.
+    # Ranges of blocks go to minigrad's threads (parallel.py); each writes its own blocks.
     parallel_for(xp, array.shape[axis], 2 * slice_bytes, copy_blocks)
     return out
 
