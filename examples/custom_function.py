@@ -106,9 +106,16 @@ def check(name: str, passed: bool, detail: str = "") -> bool:
     return passed
 
 
+def gradient(parameter: nn.Parameter) -> torch.Tensor:
+    """A parameter's ``.grad``, which ``backward()`` fills (``None`` before it ran)."""
+    if parameter.grad is None:
+        raise RuntimeError("backward() left a parameter without a gradient")
+    return parameter.grad
+
+
 def main() -> int:
     torch.manual_seed(0)
-    double = {"dtype": torch.float64, "requires_grad": True}
+    double: dict[str, Any] = {"dtype": torch.float64, "requires_grad": True}
     results = []
 
     x, w, b = torch.randn(5, 4, **double), torch.randn(3, 4, **double), torch.randn(3, **double)
@@ -133,7 +140,7 @@ def main() -> int:
     images, labels = torch.randn(8, 1, 8, 8), torch.randint(0, 10, (8,))
     for model in (mine, builtin):
         F.cross_entropy(model(images), labels).backward()
-    difference = max((p.grad - q.grad).abs().max().item()
+    difference = max((gradient(p) - gradient(q)).abs().max().item()
                      for p, q in zip(mine.parameters(), builtin.parameters()))
     results.append(check("a model of MyConv2d + MyLinear vs nn.Conv2d + nn.Linear", difference < 1e-5,
                          f"max gradient difference {difference:.1e} (float32)"))

@@ -19,7 +19,7 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad import optim
-from minigrad.data import MNIST, DataLoader, Subset
+from minigrad.data import MNIST, DataLoader, Dataset, Subset
 
 MEAN, STD = 0.1307, 0.3081  # of MNIST's training pixels: inputs become ~N(0, 1)
 
@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
 
     mg.manual_seed(args.seed)
     device = mg.device(args.device)
-    train_set, test_set = MNIST(args.data, train=True), MNIST(args.data, train=False)
+    train_set: Dataset = MNIST(args.data, train=True)
+    test_set: Dataset = MNIST(args.data, train=False)
     if args.train_subset:
         train_set = Subset(train_set, range(args.train_subset))
     if args.test_subset:
