@@ -20,6 +20,7 @@ from minigrad.ops._util import (
     first_tensor,
     ieee_results,
 )
+from minigrad.ops.elementwise import where as _where
 from minigrad.tensor import Tensor
 
 
@@ -35,26 +36,29 @@ def _promoted(ctx: Any, a: Any, b: Any, floating: bool = False) -> tuple:
     return array_of(a, dtype), array_of(b, dtype)
 
 
-def _save_operands(ctx: Any, a: Any, b: Any, keep_a: bool = True, keep_b: bool = True) -> None:
-    """Save tensor operands for backward (version-checked); plain numbers are kept as they are.
+def _save_operands(ctx: Any, a: Any, b: Any, keep_a: bool = True, keep_b: bool = True,
+                   out: Tensor | None = None) -> None:
+    """Save tensor operands (and ``out``, if given) for backward, version-checked; plain numbers are
+    kept as they are.
 
     An operand that backward will not read (``keep_a=False``) is not saved, so that changing it in
     place afterwards is no error, as in PyTorch (``z = y * 2; y.add_(1)`` leaves z's backward intact).
     """
     a, b = (a if keep_a else None), (b if keep_b else None)
     a_is_tensor, b_is_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
-    ctx.save_for_backward(a if a_is_tensor else None, b if b_is_tensor else None)
+    ctx.save_for_backward(a if a_is_tensor else None, b if b_is_tensor else None, out)
     if not (a_is_tensor and b_is_tensor):
         ctx.numbers = (None if a_is_tensor else a, None if b_is_tensor else b)
 
 
 def _saved_operands(ctx: Any) -> tuple:
-    """The values saved by :func:`_save_operands`: arrays for tensors, numbers as they were."""
-    a, b = ctx.saved_tensors
+    """The operands saved by :func:`_save_operands`: Tensors (with their graph, for a gradient of the
+    gradient) and numbers as they were."""
+    a, b, _ = ctx.saved_tensors
     if a is not None and b is not None:
-        return a.array, b.array
+        return a, b
     numbers = ctx.numbers
-    return (numbers[0] if a is None else a.array), (numbers[1] if b is None else b.array)
+    return (numbers[0] if a is None else a), (numbers[1] if b is None else b)
 
 
 def _is_bool(value: Any) -> bool:
@@ -84,6 +88,7 @@ def _check_alpha(alpha: Any, a: Any, b: Any) -> None:
 class Add(Function):
     """z = a + alpha * b;   dz/da = 1,  dz/db = alpha."""
 
+    differentiable_backward = True
     graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
 
     @staticmethod
@@ -95,8 +100,7 @@ class Add(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        grad_b = grad if ctx.alpha == 1 else Tensor(grad.array * ctx.alpha)
-        return grad, grad_b, None
+        return grad, grad if ctx.alpha == 1 else grad * ctx.alpha, None
 
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
@@ -107,6 +111,7 @@ def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 class Sub(Function):
     """z = a - alpha * b;   dz/da = 1,  dz/db = -alpha."""
 
+    differentiable_backward = True
     graph_inputs: tuple[int, ...] | None = (0, 1)  # as PyTorch: a number operand is an input too
 
     @staticmethod
@@ -125,7 +130,12 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, Tensor(grad.array * -ctx.alpha), None
+        return grad, _scaled(grad, -ctx.alpha), None
+
+
+def _scaled(grad: Tensor, factor: Any) -> Tensor:
+    """grad · factor for a number factor (a negation for -1)."""
+    return -grad if factor == -1 else grad * factor
 
 
 class Rsub(Sub):
@@ -136,7 +146,7 @@ class Rsub(Sub):
 
     @staticmethod
     def backward(ctx, grad):
-        return None, Tensor(grad.array * -ctx.alpha), None
+        return None, _scaled(grad, -ctx.alpha), None
 
 
 def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
@@ -147,6 +157,7 @@ def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 class Mul(Function):
     """z = a * b;   dz/da = b,  dz/db = a."""
 
+    differentiable_backward = True
     graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
 
     @staticmethod
@@ -157,9 +168,9 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a_value, b_value = _saved_operands(ctx)
-        grad_a = Tensor(grad.array * b_value) if ctx.needs_input_grad[0] else None
-        grad_b = Tensor(grad.array * a_value) if ctx.needs_input_grad[1] else None
+        a, b = _saved_operands(ctx)
+        grad_a = grad * b if ctx.needs_input_grad[0] else None
+        grad_b = grad * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -171,6 +182,7 @@ def mul(a: Any, b: Any) -> Tensor:
 class Div(Function):
     """z = a / b (true division);   dz/da = 1/b,  dz/db = -a/b² = -z/b."""
 
+    differentiable_backward = True
     graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
 
     @staticmethod
@@ -182,10 +194,10 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a_value, b_value = _saved_operands(ctx)
-        grad_a = Tensor(grad.array / b_value) if ctx.needs_input_grad[0] else None
+        a, b = _saved_operands(ctx)
+        grad_a = grad / b if ctx.needs_input_grad[0] else None
         # -(a / b) / b, as PyTorch: b² underflows to 0 for a tiny b, where a / b / b need not
-        grad_b = Tensor(-grad.array * (a_value / b_value / b_value)) if ctx.needs_input_grad[1] else None
+        grad_b = -grad * (a / b / b) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -202,6 +214,11 @@ def div(a: Any, b: Any, *, rounding_mode: str | None = None) -> Tensor:
     return apply_broadcasting(Div, a, b)
 
 
+def _zeros_like(grad: Tensor) -> Tensor:
+    """Zeros of ``grad``'s shape and dtype: a gradient that is 0 whatever the inputs (a constant)."""
+    return Tensor(get_array_module(grad).zeros_like(grad.array))
+
+
 def _integer_power(xp: Any, base: Any, exponent: Any) -> Any:
     """Integer ``base ** exponent`` with negative exponents, as PyTorch: the exact 1/base**k truncated
     towards zero, so 1 and -1 keep a magnitude of 1 and every other base gives 0."""
@@ -212,6 +229,8 @@ def _integer_power(xp: Any, base: Any, exponent: Any) -> Any:
 
 class Pow(Function):
     """z = a ** b;   dz/da = b · a^(b-1),  dz/db = z · ln(a)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -227,33 +246,29 @@ class Pow(Function):
                 out = Tensor(x ** y)
         except ValueError:  # NumPy refuses an integer array of exponents with negatives; PyTorch does not
             out = Tensor(_integer_power(get_array_module(first_tensor(a, b)), x, y))
-        _save_operands(ctx, a, b)
+        _save_operands(ctx, a, b, out=out if ctx.needs_input_grad[1] else None)  # z, for dz/db = z · ln(a)
         if isinstance(b, Tensor):  # PyTorch's overloads: tensor ** number, tensor ** tensor, number ** tensor
             ctx._name = "PowBackward1" if isinstance(a, Tensor) else "PowBackward2"
-        ctx.output = out.array  # y itself, for dy/db = y · ln(a)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a_value, b_value = _saved_operands(ctx)
-        out_array = ctx.output
-        xp = get_array_module(grad)
+        a, b = _saved_operands(ctx)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             # b · a^(b-1), written so that b == 0 gives 0 even where a == 0 (as PyTorch)
-            grad_a = grad.array * b_value * a_value ** (b_value - 1)
-            if not isinstance(b_value, (int, float)):
-                grad_a = xp.where(b_value == 0, 0.0, grad_a)
-            elif b_value == 0:  # a number: decided here, since xp.where needs an array condition
-                grad_a = xp.zeros_like(grad_a)
-            grad_a = Tensor(grad_a)
-        if ctx.needs_input_grad[1]:
-            # z · ln(a), taking ln(0) as 0 so that 0 ** b has gradient 0 in b (as PyTorch)
-            if isinstance(a_value, (int, float)):
-                log_a = math.log(a_value) if a_value > 0 else 0.0 if a_value == 0 else math.nan
+            if not isinstance(b, Tensor):
+                grad_a = grad * b * a ** (b - 1) if b != 0 else _zeros_like(grad)
             else:
-                log_a = xp.log(xp.where(a_value == 0, 1.0, a_value))
-            grad_b = Tensor(grad.array * out_array * log_a)
+                grad_a = _where(b == 0, 0.0, grad * b * a ** (b - 1))
+        if ctx.needs_input_grad[1]:
+            out = ctx.saved_tensors[2]
+            # z · ln(a), taking ln(0) as 0 so that 0 ** b has gradient 0 in b (as PyTorch)
+            if not isinstance(a, Tensor):
+                log_a = math.log(a) if a > 0 else 0.0 if a == 0 else math.nan
+            else:
+                log_a = _where(a == 0, 1.0, a).log()
+            grad_b = grad * out * log_a
         return grad_a, grad_b
 
 
@@ -265,6 +280,8 @@ def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
 class Neg(Function):
     """z = -a;   dz/da = -1."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:
@@ -275,7 +292,7 @@ class Neg(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(-grad.array)
+        return -grad
 
 
 def neg(a: Tensor) -> Tensor:
@@ -315,6 +332,8 @@ def _trunc_divide(a: Any, b: Any) -> Tensor:
 class Remainder(Function):
     """z = a - b·floor(a / b) (the sign of b, Python's rule);   dz/da = 1,  dz/db = -floor(a / b)."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, b):
         _, _, x, y = _quotient_operands(a, b, "remainder_cpu")
@@ -324,10 +343,8 @@ class Remainder(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a_value, b_value = _saved_operands(ctx)
-        grad_b = None
-        if ctx.needs_input_grad[1]:
-            grad_b = Tensor(-grad.array * (a_value // b_value))
+        a, b = _saved_operands(ctx)
+        grad_b = -grad * floor_divide(a, b) if ctx.needs_input_grad[1] else None  # a step: a constant
         return grad, grad_b
 
 

@@ -20,7 +20,6 @@ from minigrad.ops._util import (
     array_of,
     as_operand,
     first_tensor,
-    grad_where,
     ieee_results,
     not_implemented_for,
     sign_array,
@@ -41,6 +40,8 @@ def _floating(a: Tensor) -> Any:
 class Exp(Function):
     """y = eᵃ;   dy/da = y."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
@@ -51,11 +52,13 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return Tensor(grad.array * out.array)
+        return grad * out
 
 
 class Log(Function):
     """y = ln a;   dy/da = 1 / a."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -66,11 +69,13 @@ class Log(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array / a.array)
+        return grad / a
 
 
 class Sqrt(Function):
     """y = √a;   dy/da = 1 / (2y)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -82,11 +87,13 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return Tensor(grad.array / (2 * out.array))
+        return grad / (2 * out)
 
 
 class Sin(Function):
     """y = sin a;   dy/da = cos a."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -96,11 +103,13 @@ class Sin(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array * get_array_module(a).cos(a.array))
+        return grad * a.cos()
 
 
 class Cos(Function):
     """y = cos a;   dy/da = -sin a."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -110,11 +119,13 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(-grad.array * get_array_module(a).sin(a.array))
+        return -grad * a.sin()
 
 
 class Tanh(Function):
     """y = tanh a;   dy/da = 1 - y²."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -125,12 +136,33 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        return TanhBackward.apply(grad, out)
+
+
+class TanhBackward(Function):
+    """tanh's backward, da = dy · (1 - y²), as a Function of (dy, y);
+    d(da)/d(dy) = 1 - y²,  d(da)/dy = -2y · dy."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
         y = out.array
         return Tensor(grad.array * (1 - y * y))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, out = ctx.saved_tensors
+        d_grad = TanhBackward.apply(grad_grad, out) if ctx.needs_input_grad[0] else None
+        d_out = grad_grad * grad * out * -2 if ctx.needs_input_grad[1] else None
+        return d_grad, d_out
 
 
 class Sigmoid(Function):
     """y = 1 / (1 + e⁻ᵃ);   dy/da = y (1 - y).  Computed without overflow for large |a|."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -144,12 +176,33 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        return SigmoidBackward.apply(grad, out)
+
+
+class SigmoidBackward(Function):
+    """sigmoid's backward, da = dy · y(1 - y), as a Function of (dy, y);
+    d(da)/d(dy) = y(1 - y),  d(da)/dy = (1 - 2y) · dy."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
         y = out.array
         return Tensor(grad.array * y * (1 - y))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, out = ctx.saved_tensors
+        d_grad = SigmoidBackward.apply(grad_grad, out) if ctx.needs_input_grad[0] else None
+        d_out = grad_grad * grad * (1 - 2 * out) if ctx.needs_input_grad[1] else None
+        return d_grad, d_out
 
 
 class Relu(Function):  # PyTorch names its node ReluBackward0
     """y = max(a, 0);   dy/da = 1 where a > 0 (also where a is nan), else 0."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -165,8 +218,25 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad, out)
+
+
+class ThresholdBackward(Function):
+    """relu's backward (PyTorch's threshold_backward), da = dy where y > 0, else 0 (a nan y passes dy);
+    linear in dy and flat in y:  d(da)/d(dy) = the same selection,  d(da)/dy = 0."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(out)
         g = grad.array
         return Tensor(map_into(_relu_backward, get_array_module(grad).empty_like(g), out.array, g, passes=3))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        (out,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad_grad, out), None
 
 
 def _relu(x: Any, out: Any) -> Any:
@@ -179,6 +249,8 @@ def _relu_backward(y: Any, grad: Any, out: Any) -> Any:
 
 class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
     """y = a where a > 0, else s·a;   dy/da = 1 where a > 0, else s (so s at a = 0, as PyTorch)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, negative_slope, in_place):
@@ -201,14 +273,34 @@ class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyRe
                                "in-place forward function with a negative slope, please call out-of-place "
                                "version instead.")
         (a,) = ctx.saved_tensors
+        return LeakyReluBackward.apply(grad, a, ctx.negative_slope), None, None
+
+
+class LeakyReluBackward(Function):
+    """leaky_relu's backward, da = dy where a > 0, else s·dy; linear in dy and flat in a:
+    d(da)/d(dy) = the same (1 or s),  d(da)/da = 0."""
+
+    differentiable_backward = True
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, negative_slope):
+        ctx.save_for_backward(a)
+        ctx.negative_slope = negative_slope
         g = grad.array
-        xp = get_array_module(grad)
-        grad_a = xp.where(a.array > 0, g, g * ctx.negative_slope).astype(g.dtype, copy=False)
-        return Tensor(grad_a), None, None
+        grad_a = get_array_module(grad).where(a.array > 0, g, g * negative_slope)
+        return Tensor(grad_a.astype(g.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        (a,) = ctx.saved_tensors
+        return LeakyReluBackward.apply(grad_grad, a, ctx.negative_slope), None, None
 
 
 class Abs(Function):
     """y = |a|;   dy/da = sign(a) (0 at 0)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -219,11 +311,13 @@ class Abs(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         # PyTorch multiplies here: an inf or nan arriving at a = 0 stays nan
-        return Tensor(grad.array * sign_array(get_array_module(a), a.array))
+        return grad * a.sign()
 
 
 class Clamp(Function):
     """y = min(max(a, low), high);   dy/da = 1 where low ≤ a ≤ high, else 0 (0 at a nan a)."""
+
+    differentiable_backward = True
 
     node_name = "ClampBackward1"  # PyTorch's overload with number bounds
 
@@ -246,16 +340,17 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        inside = True
-        if ctx.low is not None:
-            inside = inside & (a.array >= ctx.low)
+        x = a.array
+        inside = (x >= ctx.low) if ctx.low is not None else None   # a constant mask: flat in a
         if ctx.high is not None:
-            inside = inside & (a.array <= ctx.high)
-        return Tensor(grad_where(inside, grad.array)), None, None
+            inside = (x <= ctx.high) if inside is None else inside & (x <= ctx.high)
+        return Where.apply(Tensor(inside), grad, 0.0), None, None
 
 
 class Maximum(Function):
     """y = max(a, b) elementwise; the gradient goes to the larger input, half to each on a tie."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -268,6 +363,8 @@ class Maximum(Function):
 
 class Minimum(Function):
     """y = min(a, b) elementwise; the gradient goes to the smaller input, half to each on a tie."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -290,19 +387,21 @@ def _extremum(ctx: Any, a: Tensor, b: Tensor, name: str) -> Tensor:
 
 def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
     a, b = ctx.saved_tensors
-    x, y = a.array, b.array
-    g = grad.array
-    xp = get_array_module(grad)
+    x, y = a.array, b.array   # constant masks: the gradient is flat in a and b
     # PyTorch's rule: each input gets all of δ, half on a tie, none where it loses; a nan loses
     # no comparison, so both inputs get all of δ there.
-    shared = xp.where(x == y, g / 2, g)
+    shared = Where.apply(Tensor(x == y), grad / 2, grad)
     a_loses = (x < y) if ctx.kind == "maximum" else (x > y)
     b_loses = (x > y) if ctx.kind == "maximum" else (x < y)
-    return Tensor(zero_where(a_loses, shared)), Tensor(zero_where(b_loses, shared))
+    grad_a = Where.apply(Tensor(a_loses), 0.0, shared) if ctx.needs_input_grad[0] else None
+    grad_b = Where.apply(Tensor(b_loses), 0.0, shared) if ctx.needs_input_grad[1] else None
+    return grad_a, grad_b
 
 
 class Where(Function):
     """y = a where condition else b;   dy/da = condition,  dy/db = not condition."""
+
+    differentiable_backward = True
 
     graph_inputs = (1, 2)  # as PyTorch: the condition is no input of the node, a number operand is
 
@@ -315,11 +414,9 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g = grad.array
-        zero = g.dtype.type(0)
-        xp = get_array_module(grad)
-        grad_a = Tensor(xp.where(ctx.condition, g, zero)) if ctx.needs_input_grad[1] else None
-        grad_b = Tensor(xp.where(ctx.condition, zero, g)) if ctx.needs_input_grad[2] else None
+        condition = Tensor(ctx.condition)
+        grad_a = Where.apply(condition, grad, 0.0) if ctx.needs_input_grad[1] else None
+        grad_b = Where.apply(condition, 0.0, grad) if ctx.needs_input_grad[2] else None
         return None, grad_a, grad_b
 
 
@@ -449,6 +546,8 @@ def _zero_gradient(grad: Tensor) -> Tensor:
 class Sign(Function):
     """y = -1, 0 or 1 as a is negative, zero or positive (0 for nan, as PyTorch);   dy/da = 0."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:
@@ -462,6 +561,8 @@ class Sign(Function):
 
 class Round(Function):
     """y = a rounded to ``decimals`` places, halves to even;   dy/da = 0."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, decimals):
@@ -481,6 +582,8 @@ class Round(Function):
 class Floor(Function):
     """y = ⌊a⌋;   dy/da = 0."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         same = _unchanged_or_refused(a, "floor_vml_cpu")
@@ -493,6 +596,8 @@ class Floor(Function):
 
 class Ceil(Function):
     """y = ⌈a⌉;   dy/da = 0."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -507,6 +612,8 @@ class Ceil(Function):
 class Trunc(Function):
     """y = a rounded towards 0;   dy/da = 0."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         same = _unchanged_or_refused(a, "trunc_vml_cpu")
@@ -520,6 +627,8 @@ class Trunc(Function):
 class Log1P(Function):  # PyTorch names its node Log1PBackward0
     """y = ln(1 + a), accurate for small a;   dy/da = 1 / (1 + a)."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -529,11 +638,13 @@ class Log1P(Function):  # PyTorch names its node Log1PBackward0
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array / (1 + a.array))
+        return grad / (1 + a)
 
 
 class Expm1(Function):
     """y = eᵃ - 1, accurate for small a;   dy/da = y + 1."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -545,11 +656,13 @@ class Expm1(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return Tensor(grad.array * (out.array + 1))
+        return grad * (out + 1)
 
 
 class Rsqrt(Function):
     """y = 1 / √a;   dy/da = -y³ / 2."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -561,12 +674,13 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        y = out.array
-        return Tensor(-0.5 * grad.array * y * y * y)
+        return grad * -0.5 * out ** 3
 
 
 class Reciprocal(Function):
     """y = 1 / a;   dy/da = -y²."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -578,12 +692,13 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        y = out.array
-        return Tensor(-grad.array * (y * y))  # grouped as PyTorch's -grad * (y * y), for the same rounding
+        return -grad * (out * out)  # grouped as PyTorch's -grad * (y * y), for the same rounding
 
 
 class Tan(Function):
     """y = tan a;   dy/da = 1 + y²."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -595,12 +710,13 @@ class Tan(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        y = out.array
-        return Tensor(grad.array * (1 + y * y))
+        return grad * (1 + out * out)
 
 
 class Asin(Function):
     """y = arcsin a;   dy/da = 1 / √(1 - a²)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -611,12 +727,13 @@ class Asin(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = a.array
-        return Tensor(grad.array / get_array_module(a).sqrt(1 - x * x))
+        return grad / (1 - a * a).sqrt()
 
 
 class Acos(Function):
     """y = arccos a;   dy/da = -1 / √(1 - a²)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -627,12 +744,13 @@ class Acos(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = a.array
-        return Tensor(-grad.array / get_array_module(a).sqrt(1 - x * x))
+        return -grad / (1 - a * a).sqrt()
 
 
 class Atan(Function):
     """y = arctan a;   dy/da = 1 / (1 + a²)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -642,13 +760,14 @@ class Atan(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = a.array
-        return Tensor(grad.array / (1 + x * x))
+        return grad / (1 + a * a)
 
 
 class Atan2(Function):
     """z = atan2(a, b), the angle of the point (b, a);   dz/da = b / (a² + b²),  dz/db = -a / (a² + b²)
     (both 0 at the origin, as PyTorch)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -661,15 +780,17 @@ class Atan2(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        xp = get_array_module(grad)
-        g = grad.array
-        x, y = a.array, b.array
-        scale = xp.where((x == 0) & (y == 0), g.dtype.type(0), g / (x * x + y * y))
-        return Tensor(scale * y), Tensor(-scale * x)
+        origin = Tensor((a.array == 0) & (b.array == 0))  # a constant mask
+        scale = Where.apply(origin, 0.0, grad / (a * a + b * b))
+        grad_a = scale * b if ctx.needs_input_grad[0] else None
+        grad_b = -scale * a if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
 
 
 class Sinh(Function):
     """y = sinh a;   dy/da = cosh a."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -680,11 +801,13 @@ class Sinh(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array * get_array_module(a).cosh(a.array))
+        return grad * a.cosh()
 
 
 class Cosh(Function):
     """y = cosh a;   dy/da = sinh a."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -695,11 +818,13 @@ class Cosh(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array * get_array_module(a).sinh(a.array))
+        return grad * a.sinh()
 
 
 class Log2(Function):
     """y = log₂ a;   dy/da = 1 / (a ln 2)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -710,11 +835,13 @@ class Log2(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array / (a.array * math.log(2)))
+        return grad / (a * math.log(2))
 
 
 class Log10(Function):
     """y = log₁₀ a;   dy/da = 1 / (a ln 10)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -725,11 +852,13 @@ class Log10(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array / (a.array * math.log(10)))
+        return grad / (a * math.log(10))
 
 
 class Erf(Function):
     """y = erf a = 2/√π ∫₀ᵃ e^(−t²) dt;   dy/da = 2/√π · e^(−a²)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -739,12 +868,13 @@ class Erf(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = a.array
-        return Tensor(grad.array * (2 / math.sqrt(math.pi)) * get_array_module(a).exp(-x * x))
+        return grad * (2 / math.sqrt(math.pi)) * (-a * a).exp()
 
 
 class ClampMin(Function):
     """y = max(a, low);   dy/da = 1 where a ≥ low, else 0."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, low):
@@ -757,6 +887,8 @@ class ClampMin(Function):
 
 class ClampMax(Function):
     """y = min(a, high);   dy/da = 1 where a ≤ high, else 0."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, high):
@@ -771,6 +903,8 @@ class NanToNum(Function):
     """y = a with nan, +inf and -inf replaced (by 0 and the dtype's largest and smallest values unless
     given);   dy/da = 1 where a is finite, else 0."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
         ctx.save_for_backward(a)
@@ -781,11 +915,13 @@ class NanToNum(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(grad.array * get_array_module(a).isfinite(a.array)), None, None, None
+        return grad * Tensor(get_array_module(a).isfinite(a.array)), None, None, None  # a constant mask
 
 
 class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, LerpBackward1 for a tensor
     """y = start + w (end - start);   dy/dstart = 1 - w,  dy/dend = w,  dy/dw = end - start."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, start, end, weight):
@@ -802,10 +938,11 @@ class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, Lerp
     @staticmethod
     def backward(ctx, grad):
         start, end, weight = ctx.saved_tensors
-        g = grad.array
-        w = weight.array if weight is not None else ctx.weight
-        grad_weight = Tensor(g * (end.array - start.array)) if ctx.needs_input_grad[2] else None
-        return Tensor(g * (1 - w)), Tensor(g * w), grad_weight
+        w = weight if weight is not None else ctx.weight
+        grad_start = grad * (1 - w) if ctx.needs_input_grad[0] else None
+        grad_end = grad * w if ctx.needs_input_grad[1] else None
+        grad_weight = grad * (end - start) if ctx.needs_input_grad[2] else None
+        return grad_start, grad_end, grad_weight
 
 
 def sign(a: Tensor) -> Tensor:
@@ -1002,6 +1139,8 @@ class Gelu(Function):
             dy/dx = ½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²).
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, approximate):
         ctx.save_for_backward(a)
@@ -1014,13 +1153,45 @@ class Gelu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        return GeluBackward.apply(grad, a, ctx.approximate), None
+
+
+class GeluBackward(Function):
+    """gelu's backward, da = dy · gelu'(a), as a Function of (dy, a) (gelu' in ``Gelu``'s docstring);
+    d(da)/d(dy) = gelu'(a),  d(da)/da = dy · gelu''(a), where
+    gelu''(x) = φ(x)(2 − x²), and for 'tanh' (u = √(2/π)(x + 0.044715x³), t = tanh u)
+    gelu''(x) = (1 − t²)(u' − x·t·u'² + ½x·u'')."""
+
+    differentiable_backward = True
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, approximate):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
+        ctx.approximate = approximate
         x, xp = a.array, get_array_module(a)
-        if ctx.approximate == "tanh":
+        if approximate == "tanh":
             t = xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))
             slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
         else:
             slope = 0.5 * erfc_array(xp, -x * 0.7071067811865476) + x * _INV_SQRT_2PI * xp.exp(-0.5 * x * x)
-        return Tensor(grad.array * slope.astype(x.dtype, copy=False)), None
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        d_grad = GeluBackward.apply(grad_grad, a, ctx.approximate) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            if ctx.approximate == "tanh":
+                k, c = _SQRT_2_OVER_PI, 0.044715
+                t = (k * (a + c * a * a * a)).tanh()
+                du = k * (1 + 3 * c * a * a)
+                curvature = (1 - t * t) * (du - a * t * du * du + 3 * k * c * a * a)   # ½x·u'' = 3kc·x²
+            else:
+                curvature = (a * a * -0.5).exp() * _INV_SQRT_2PI * (2 - a * a)
+            d_a = grad_grad * grad * curvature
+        return d_grad, d_a, None
 
 
 def _sigmoid_array(xp: Any, x: Any) -> Any:
@@ -1032,6 +1203,8 @@ def _sigmoid_array(xp: Any, x: Any) -> Any:
 class Silu(Function):
     """y = x·σ(x);   dy/dx = σ(x)(1 + x(1 − σ(x)))."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -1040,9 +1213,31 @@ class Silu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        return SiluBackward.apply(grad, a)
+
+
+class SiluBackward(Function):
+    """silu's backward, da = dy · σ(a)(1 + a(1 − σ(a))), as a Function of (dy, a);
+    d(da)/d(dy) = the same slope,  d(da)/da = dy · σ(a)(1 − σ(a))(2 + a(1 − 2σ(a)))."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad, a):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
         x = a.array
         s = _sigmoid_array(get_array_module(a), x)
         return Tensor(grad.array * s * (1 + x * (1 - s)))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        d_grad = SiluBackward.apply(grad_grad, a) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            s = a.sigmoid()
+            d_a = grad_grad * grad * (s * (1 - s) * (2 + a * (1 - 2 * s)))
+        return d_grad, d_a
 
 
 class Elu(Function):
@@ -1050,6 +1245,8 @@ class Elu(Function):
 
     At a nan x the slope is nan, as in PyTorch's vectorised kernel (its scalar loop, used for short
     tensors, gives 1 there instead)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, alpha):
@@ -1062,13 +1259,40 @@ class Elu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        return EluBackward.apply(grad, a, ctx.alpha), None
+
+
+class EluBackward(Function):
+    """elu's backward, da = dy where a > 0, else dy · α eᵃ, as a Function of (dy, a);
+    d(da)/d(dy) = the same slope,  d(da)/da = 0 where a > 0, else dy · α eᵃ."""
+
+    differentiable_backward = True
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, alpha):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
+        ctx.alpha = alpha
         x, xp = a.array, get_array_module(a)
-        slope = xp.where(x > 0, 1.0, ctx.alpha * xp.exp(xp.minimum(x, 0)))
-        return Tensor(grad.array * slope.astype(x.dtype, copy=False)), None
+        slope = xp.where(x > 0, 1.0, alpha * xp.exp(xp.minimum(x, 0)))
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        d_grad = EluBackward.apply(grad_grad, a, ctx.alpha) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            # eᵃ of a clamped at 0: no overflow (and no inf · 0) where a > 0 selects 0
+            curvature = a.clamp(max=0).exp() * ctx.alpha
+            d_a = grad_grad * grad * Where.apply(Tensor(a.array > 0), 0.0, curvature)
+        return d_grad, d_a, None
 
 
 class Softplus(Function):
     """y = log(1 + e^(βx)) / β, and y = x where βx > threshold;   dy/dx = σ(βx) (1 beyond threshold)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, beta, threshold):
@@ -1083,11 +1307,37 @@ class Softplus(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        return SoftplusBackward.apply(grad, a, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusBackward(Function):
+    """softplus's backward, da = dy · σ(βa) (dy where βa > threshold), as a Function of (dy, a);
+    d(da)/d(dy) = the same slope,  d(da)/da = dy · β σ(βa)(1 − σ(βa)) (0 beyond threshold)."""
+
+    differentiable_backward = True
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, beta, threshold):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
+        ctx.beta, ctx.threshold = beta, threshold
         x, xp = a.array, get_array_module(a)
-        bx = x * ctx.beta
-        z = xp.exp(xp.minimum(bx, ctx.threshold))
-        slope = xp.where(bx > ctx.threshold, 1.0, z / (z + 1))
-        return Tensor(grad.array * slope.astype(x.dtype, copy=False)), None, None
+        bx = x * beta
+        z = xp.exp(xp.minimum(bx, threshold))
+        slope = xp.where(bx > threshold, 1.0, z / (z + 1))
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        beta, threshold = ctx.beta, ctx.threshold
+        d_grad = SoftplusBackward.apply(grad_grad, a, beta, threshold) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            z = (a * beta).clamp(max=threshold).exp()
+            curvature = z / ((z + 1) * (z + 1)) * beta     # β σ(βa)(1 − σ(βa)) = β z / (1 + z)²
+            d_a = grad_grad * grad * Where.apply(Tensor(a.array * beta > threshold), 0.0, curvature)
+        return d_grad, d_a, None, None
 
 
 def _check_floating(a: Tensor, kernel: str) -> None:
