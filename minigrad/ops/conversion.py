@@ -16,6 +16,7 @@ from minigrad.tensor import Tensor
 class Cast(Function):
     """y = a as another dtype;   da = dy cast back to a's dtype."""
 
+    differentiable_backward = True
     node_name = "ToCopyBackward0"  # PyTorch's ``to`` copies through ``_to_copy``
 
     @staticmethod
@@ -25,11 +26,13 @@ class Cast(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(grad.array.astype(ctx.input_dtype.numpy)), None
+        return Cast.apply(grad, ctx.input_dtype), None
 
 
 class ToDevice(Function):
     """y = a copied to another device;   da = dy copied back."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, device):
@@ -38,11 +41,13 @@ class ToDevice(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(backend.to_device(grad.array, ctx.input_device)), None
+        return ToDevice.apply(grad, ctx.input_device), None
 
 
 class Clone(Function):
     """y = a copy of a;   da = dy."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -116,6 +121,8 @@ def _names_dtype(value: Any) -> bool:
 
 class Copy(Function):
     """y = source broadcast into a's shape and dtype (``a.copy_(source)``);   dsource = dy summed."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, source):

@@ -34,6 +34,7 @@ class Dropout(Function):
     ``per_channel``: one Bernoulli draw per (n, c), broadcast over the pixels (``dropout2d``).
     """
 
+    differentiable_backward = True
     node_name = "MulBackward0"  # PyTorch multiplies by a scaled mask: (input, mask)
     graph_inputs = (0, 1)  # the mask (here p stands for it) is the edge (None, 0)
 
@@ -47,9 +48,30 @@ class Dropout(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # Selected, not multiplied: a dropped element gets exactly 0 even where δ is nan or inf.
-        # (PyTorch multiplies here, so it gives nan there; minigrad follows its rule that masks select.)
-        return Tensor(grad_where(ctx.mask != 0, grad.array * ctx.mask)), None, None, None
+        return MaskBackward.apply(grad, ctx.mask), None, None, None
+
+
+class MaskBackward(Function):
+    """dropout's backward, dx = dy ⊙ m / (1 − p) for its mask (an array, a constant): linear in dy, so
+    d(dx)/d(dy) is the same product.
+
+    Selected, not multiplied: a dropped element gets exactly 0 even where dy is nan or inf.
+    (PyTorch multiplies here, so it gives nan there; minigrad follows its rule that masks select.)
+    """
+
+    differentiable_backward = True
+    node_name = "MulBackward0"  # PyTorch's: its backward multiplies by the mask again
+    graph_inputs = (0,)
+
+    @staticmethod
+    def forward(ctx, grad, mask):
+        ctx.mask = mask
+        with ieee_results():
+            return Tensor(grad_where(mask != 0, grad.array * mask))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        return MaskBackward.apply(grad_grad, ctx.mask), None
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace_: bool = False, *,

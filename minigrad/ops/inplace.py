@@ -83,6 +83,8 @@ class CopySlices(Function):
     set to zero (those elements of b were overwritten),  dvalue = view_fn(dy).
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, base, value, view_fn):
         view_fn(base.array)[...] = value.array
@@ -91,14 +93,27 @@ class CopySlices(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g = grad.array
-        grad_value = Tensor(ctx.view_fn(g)) if ctx.needs_input_grad[1] else None
-        grad_base = None
-        if ctx.needs_input_grad[0]:
-            grad_base = g.copy()  # C order, so reshape(-1) below is a view of it
-            grad_base.reshape(-1)[_positions(ctx.view_fn, g.shape, get_array_module(grad))] = 0
-            grad_base = Tensor(grad_base)
+        grad_value = AsStrided.apply(grad, ctx.view_fn) if ctx.needs_input_grad[1] else None
+        grad_base = ZeroedView.apply(grad, ctx.view_fn) if ctx.needs_input_grad[0] else None
         return grad_base, grad_value, None
+
+
+class ZeroedView(Function):
+    """y = a with the region ``view_fn`` selects set to 0 (CopySlices' gradient for the base);
+    linear and its own adjoint:  da = dy with that region set to 0."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, a, view_fn):
+        ctx.view_fn = view_fn
+        out = a.array.copy()  # C order, so reshape(-1) below is a view of it
+        out.reshape(-1)[_positions(view_fn, out.shape, get_array_module(a))] = 0
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ZeroedView.apply(grad, ctx.view_fn), None
 
 
 class AsStrided(Function):
@@ -108,6 +123,8 @@ class AsStrided(Function):
     where an expanded view repeats an element).
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, base, view_fn):
         ctx.view_fn, ctx.base_shape = view_fn, base.array.shape
@@ -115,12 +132,27 @@ class AsStrided(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        return AsStridedBackward.apply(grad, ctx.view_fn, ctx.base_shape), None
+
+
+class AsStridedBackward(Function):
+    """AsStrided's backward, db = zeros of b's shape with dy added where the view's elements sit;
+    linear, with the view itself as its adjoint:  d(db)/d(dy) · v = view_fn(v)."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad, view_fn, base_shape):
+        ctx.view_fn = view_fn
         xp = get_array_module(grad)
         g = grad.array
-        positions = _positions(ctx.view_fn, ctx.base_shape, xp)
-        sums = xp.bincount(positions, weights=g.reshape(-1).astype(xp.float64),
-                           minlength=product(ctx.base_shape))
-        return Tensor(sums.astype(g.dtype).reshape(ctx.base_shape)), None
+        positions = _positions(view_fn, base_shape, xp)
+        sums = xp.bincount(positions, weights=g.reshape(-1).astype(xp.float64), minlength=product(base_shape))
+        return Tensor(sums.astype(g.dtype).reshape(base_shape))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        return AsStrided.apply(grad_grad, ctx.view_fn), None, None
 
 
 def _positions(view_fn: Callable, base_shape: tuple, xp: Any) -> Any:
@@ -225,6 +257,8 @@ def _is_graph_view(a: Tensor) -> bool:
 
 class Fill(Function):
     """y = value everywhere;   dy/da = 0 (the old values are gone, so is their gradient)."""
+
+    differentiable_backward = True  # its zeros are constants
 
     @staticmethod
     def forward(ctx, a, value):

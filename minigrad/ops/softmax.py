@@ -29,6 +29,8 @@ def log_softmax_array(x: Any, axis: int) -> Any:
 class Softmax(Function):
     """yᵢ = e^xᵢ / Σⱼ e^xⱼ;   dx = y ⊙ (dy - Σ (dy ⊙ y))."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, axis):
         xp = get_array_module(a)
@@ -40,12 +42,41 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        return SoftmaxBackward.apply(grad, out, ctx.axis), None
+
+
+class SoftmaxBackward(Function):
+    """softmax's backward, dx = y ⊙ (dy − Σ dy ⊙ y), as a Function of (dy, y) (sums along the axis);
+    linear in dy and self-adjoint:  d(dx)/d(dy) · v = y ⊙ (v − Σ v ⊙ y),
+    and  d(dx)/dy · v = v ⊙ (dy − Σ dy ⊙ y) − dy · Σ (v ⊙ y)."""
+
+    differentiable_backward = True
+    node_name = "SoftmaxBackwardDataBackward0"  # PyTorch's
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, out, axis):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
+        ctx.axis = axis
         y, g = out.array, grad.array
-        return Tensor(y * (g - (g * y).sum(axis=ctx.axis, keepdims=True))), None
+        return Tensor(y * (g - (g * y).sum(axis=axis, keepdims=True)))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, out = ctx.saved_tensors
+        axis = ctx.axis
+        d_grad = SoftmaxBackward.apply(grad_grad, out, axis) if ctx.needs_input_grad[0] else None
+        d_out = None
+        if ctx.needs_input_grad[1]:
+            d_out = (grad_grad * (grad - (grad * out).sum(axis, keepdim=True))
+                     - grad * (grad_grad * out).sum(axis, keepdim=True))
+        return d_grad, d_out, None
 
 
 class LogSoftmax(Function):
     """yᵢ = xᵢ - log Σⱼ e^xⱼ;   dx = dy - softmax(x) · Σ dy."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis):
@@ -57,9 +88,35 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        xp = get_array_module(grad)
+        return LogSoftmaxBackward.apply(grad, out, ctx.axis), None
+
+
+class LogSoftmaxBackward(Function):
+    """log_softmax's backward, dx = dy − eʸ · Σ dy, as a Function of (dy, y) (sums along the axis);
+    d(dx)/d(dy) · v = v − Σ (v ⊙ eʸ),   d(dx)/dy · v = −v ⊙ eʸ · Σ dy."""
+
+    differentiable_backward = True
+    node_name = "LogSoftmaxBackwardDataBackward0"  # PyTorch's
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, out, axis):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
+        ctx.axis = axis
         g = grad.array
-        return Tensor(g - xp.exp(out.array) * g.sum(axis=ctx.axis, keepdims=True)), None
+        return Tensor(g - get_array_module(grad).exp(out.array) * g.sum(axis=axis, keepdims=True))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, out = ctx.saved_tensors
+        axis = ctx.axis
+        probabilities = out.exp()
+        d_grad = d_out = None
+        if ctx.needs_input_grad[0]:
+            d_grad = grad_grad - (grad_grad * probabilities).sum(axis, keepdim=True)
+        if ctx.needs_input_grad[1]:
+            d_out = -grad_grad * probabilities * grad.sum(axis, keepdim=True)
+        return d_grad, d_out, None
 
 
 def _softmax_axis(a: Tensor, dim: Any, name: str, stacklevel: int) -> int:
