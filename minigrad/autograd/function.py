@@ -476,16 +476,13 @@ def _bump_dirty_versions(ctx: BackwardCFunction) -> None:
 def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:
     """A saved output would hold its own grad_fn (a reference cycle): keep a detached alias, and
     remember which output it was (``saved_tensors`` links it again for a recorded backward)."""
-    if not ctx._saved:
+    saved = ctx._saved
+    if not saved:
         return
-    saved = list(ctx._saved)
-    for index, t in enumerate(saved):
-        if t is not None and t._grad_fn is ctx:
-            saved[index] = t._alias()
-            if ctx._saved_outputs is None:
-                ctx._saved_outputs = {}
-            ctx._saved_outputs[index] = t._output_nr
-    ctx._saved = tuple(saved)
+    outputs = {index: t._output_nr for index, t in enumerate(saved) if t is not None and t._grad_fn is ctx}
+    if outputs:
+        ctx._saved = tuple(t._alias() if index in outputs else t for index, t in enumerate(saved))
+        ctx._saved_outputs = outputs
 
 
 def once_differentiable(backward: Any) -> Any:
