@@ -204,6 +204,7 @@ class BackwardPass:
         """How many gradients each node will receive: one per edge into it."""
         dependencies: dict = {}
         stack = list(roots)
+        walked = set(roots)  # a root reached from another root (a view and its base) is walked once
         while stack:
             node = stack.pop()
             for child, _ in node.next_functions:
@@ -212,7 +213,9 @@ class BackwardPass:
                 count = dependencies.get(child)
                 if count is None:
                     dependencies[child] = 1
-                    stack.append(child)  # first time seen: walk its inputs too
+                    if child not in walked:  # first time seen: walk its inputs too
+                        walked.add(child)
+                        stack.append(child)
                 else:
                     dependencies[child] = count + 1
         return dependencies
