@@ -100,7 +100,8 @@ class Add(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, grad if ctx.alpha == 1 else grad * ctx.alpha, None
+        grad_b = grad if ctx.alpha == 1 or not ctx.needs_input_grad[1] else grad * ctx.alpha
+        return grad, grad_b, None
 
 
 def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
@@ -130,7 +131,7 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, _scaled(grad, -ctx.alpha), None
+        return grad, _scaled(grad, -ctx.alpha) if ctx.needs_input_grad[1] else None, None
 
 
 def _scaled(grad: Tensor, factor: Any) -> Tensor:
@@ -169,8 +170,9 @@ class Mul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = _saved_operands(ctx)
-        grad_a = grad * b if ctx.needs_input_grad[0] else None
-        grad_b = grad * a if ctx.needs_input_grad[1] else None
+        # grad * b and grad * a, by Mul itself: the operands are known to broadcast
+        grad_a = Mul.apply(grad, b) if ctx.needs_input_grad[0] else None
+        grad_b = Mul.apply(grad, a) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
