@@ -193,6 +193,8 @@ class Amax(Function):
     multiply δ by the 0/1 mask, as PyTorch's ``scale_grad_by_count`` does.
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
         _remember_shapes(ctx, a, axes, keepdim)
