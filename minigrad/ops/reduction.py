@@ -14,11 +14,12 @@ from typing import Any
 from minigrad import dtypes as _dtypes
 from minigrad import return_types
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import _GradMode
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import reduction as checks
 from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, named_node, product, reduction_axes
 from minigrad.ops.elementwise import Where
-from minigrad.ops.shape import Expand, Reshape
+from minigrad.ops.shape import ConstantPad, Expand, Reshape
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -341,9 +342,9 @@ class Prod(Function):
     """y = Π a over ``dim``;   dy/daᵢ = Π_{j≠i} aⱼ.
 
     As PyTorch computes it: y / aᵢ when no element of a is 0; otherwise the products of the elements
-    before and after aᵢ (exclusive cumulative products, no division), and for a product of all
-    elements with two or more zeros, 0. (The route decides where a nan or inf ends up.) Only the
-    first route can be differentiated again here (:class:`ProdZerosBackward`).
+    before and after aᵢ (exclusive prefix products, no division, so exact at the zeros and
+    differentiable again), and for a product of all elements with two or more zeros, 0 when no graph
+    of the backward is recorded (PyTorch's shortcut). (The route decides where a nan or inf ends up.)
     """
 
     differentiable_backward = True
@@ -363,46 +364,43 @@ class Prod(Function):
         a, out = ctx.saved_tensors
         if a.ndim == 0:
             return grad, None, None, None
-        if not bool((a.array == 0).any()):
+        zeros = int((a.array == 0).sum())
+        if zeros == 0:
             return _expand_back(grad, ctx) * (_expand_back(out.to(a.dtype), ctx) / a), None, None, None
-        return ProdZerosBackward.apply(grad, a.array, ctx.axes, ctx.kept_shape, ctx.keepdim), None, None, None
-
-
-class ProdZerosBackward(Function):
-    """da = dy · Π_{j≠i} aⱼ for a product with zeros in it, by exclusive cumulative products (0 for a
-    product of all elements with two or more zeros, whatever dy is).
-
-    Its own derivative with respect to dy would be the same product, but with respect to a it needs a
-    differentiable cumulative product, which minigrad does not have: differentiating it raises.
-    """
-
-    @staticmethod
-    def forward(ctx, grad, x, axes, kept_shape, keepdim):
-        xp = get_array_module(x)
-        if axes is None and int((x == 0).sum()) > 1:  # no element's gradient survives two zeros
-            return Tensor(xp.zeros_like(x, dtype=grad.array.dtype))
-        if axes is None:
-            without_self = _exclusive_products(xp, x.reshape(-1), 0).reshape(x.shape)
+        if ctx.axes is None and zeros > 1 and not _GradMode.enabled:
+            # no element's gradient survives two zeros, whatever δ is
+            xp = get_array_module(a)
+            return Tensor(xp.zeros_like(a.array, dtype=grad.array.dtype)), None, None, None
+        if ctx.axes is None:
+            flat = _exclusive_products(Reshape.apply(a, (-1,), "ViewBackward0"), 0)
+            without_self = Reshape.apply(flat, a.shape, "ViewBackward0")
         else:
-            without_self = _exclusive_products(xp, x, axes[0])
-        g = grad.array if keepdim else grad.array.reshape(kept_shape)
-        return Tensor(xp.broadcast_to(g, x.shape) * without_self)
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise NotImplementedError("the second derivative of prod() where the input has a zero is not "
-                                  "supported by minigrad (see docs/compatibility.md)")
+            without_self = _exclusive_products(a, ctx.axes[0])
+        return _expand_back(grad, ctx) * without_self, None, None, None
 
 
-def _exclusive_products(xp: Any, x: Any, axis: int) -> Any:
-    """Π_{j≠i} xⱼ along ``axis`` without division: (product of those before i) · (product of those after)."""
-    def part(start: int | None, stop: int | None) -> Any:
-        return x[(slice(None),) * axis + (slice(start, stop),)]
-    ones = xp.ones_like(part(0, 1))
-    before = xp.cumprod(xp.concatenate([ones, part(None, -1)], axis=axis), axis=axis)
-    reversed_after = xp.cumprod(xp.concatenate([ones, xp.flip(part(1, None), axis)], axis=axis), axis=axis)
-    after = xp.flip(reversed_after, axis)
+def _exclusive_products(a: Tensor, axis: int) -> Tensor:
+    """Π_{j≠i} aⱼ along ``axis`` without division: (the product of those before i) · (of those after)."""
+    from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on this module)
+
+    before = _prefix_products(_shifted(a, axis, 1), axis)
+    after = Flip.apply(_prefix_products(_shifted(Flip.apply(a, (axis,)), axis, 1), axis), (axis,))
     return before * after
+
+
+def _prefix_products(x: Tensor, axis: int) -> Tensor:
+    """Π_{j≤i} xⱼ along ``axis``, in log₂ n steps: each element times the one ``shift`` places before it,
+    for shift = 1, 2, 4, ... Products only, so exact where x has zeros, and differentiable to any order."""
+    shift = 1
+    while shift < x.shape[axis]:
+        x = x * _shifted(x, axis, shift)
+        shift *= 2
+    return x
+
+
+def _shifted(x: Tensor, axis: int, shift: int) -> Tensor:
+    """x moved ``shift`` places along ``axis`` (the last ones drop off), 1s coming in at the front."""
+    return ConstantPad.apply(x, tuple((shift, -shift) if d == axis else (0, 0) for d in range(x.ndim)), 1)
 
 
 def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
