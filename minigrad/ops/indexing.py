@@ -94,12 +94,17 @@ class GetItem(Function):
         return GetItemBackward.apply(grad, ctx.input_shape, ctx.key, ctx.basic, ctx.name()), None, None, None
 
 
+# PyTorch's nodes for the backward of a read, where they are not the read's name + "Backward0"
+_BACKWARD_OP_NAMES = {"IndexBackward0": "IndexPutImplBackward0", "IndexSelectBackward0": "IndexAddBackward0"}
+
+
 class GetItemBackward(Function):
     """da = zeros(shape) with dy added at [key] (repeated positions sum up): the backward of ``a[key]``.
 
     It is linear in dy, and its own backward reads [key] again: d(da)/d(dy) is ``GetItem``. ``read_name``
     is the node name of the read (``SelectBackward0``); this node is named as PyTorch names the backward
-    op (``SelectBackwardBackward0``; ``IndexPutImplBackward0`` for an index array).
+    op (``SelectBackwardBackward0``; ``IndexPutImplBackward0`` for an index array, ``IndexAddBackward0``
+    for ``index_select``).
     """
 
     differentiable_backward = True
@@ -107,7 +112,7 @@ class GetItemBackward(Function):
     @staticmethod
     def forward(ctx, grad, shape, key, basic, read_name):
         ctx.key, ctx.basic, ctx.read_name = key, basic, read_name
-        ctx._name = "IndexPutImplBackward0" if read_name == "IndexBackward0" else read_name[:-1] + "Backward0"
+        ctx._name = _BACKWARD_OP_NAMES.get(read_name) or read_name[:-1] + "Backward0"
         xp = get_array_module(grad)
         g = grad.array
         if basic:  # a view: every selected element appears once
