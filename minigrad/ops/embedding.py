@@ -4,8 +4,10 @@
     backward:  dW[i, :] = Σ_{positions p with index[p] = i} dy[p, :]
 
 A row picked twice receives both gradients (a bincount-based scatter-add, CuPy-safe), and the
-``padding_idx`` row receives none. ``max_norm`` rescales, in place and outside the graph, each
-looked-up row whose p-norm exceeds it (as PyTorch's ``embedding_renorm_``).
+``padding_idx`` row receives none. That backward is an operation of its own,
+:class:`EmbeddingDenseBackward`, linear in dy, whose backward looks the rows up again.
+``max_norm`` rescales, in place and outside the graph, each looked-up row whose p-norm
+exceeds it (as PyTorch's ``embedding_renorm_``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class Embedding(Function):
     """y = W[index];   dW = the rows of dy summed per index (zero for ``padding_idx``)."""
 
     graph_inputs = (1,)  # the indices carry no gradient: PyTorch's node has the weight only
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, weight, padding_idx, scale_grad_by_freq):  # noqa: A002 (PyTorch's name)
@@ -34,16 +37,45 @@ class Embedding(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (index,) = ctx.saved_tensors
+        grad_weight = EmbeddingDenseBackward.apply(grad_output, index, ctx.weight_shape, ctx.padding_idx,
+                                                   ctx.scale_grad_by_freq)
+        return None, grad_weight, None, None
+
+
+class EmbeddingDenseBackward(Function):
+    """dW[i] = Σ_{p: index[p] = i} dy[p] (÷ the count of p with ``scale_grad_by_freq``; 0 for
+    ``padding_idx``). Linear in dy: its backward is d(dy)[p] = ddW[index[p]] scaled the same way
+    (0 where index[p] is ``padding_idx``), an embedding lookup."""
+
+    graph_inputs = (0,)  # the indices carry no gradient
+    differentiable_backward = True
+    node_name = "EmbeddingDenseBackwardBackward0"  # PyTorch's
+
+    @staticmethod
+    def forward(ctx, grad_output, index, weight_shape, padding_idx, scale_grad_by_freq):
         xp = get_array_module(grad_output)
         rows = index.array.reshape(-1)
-        grad = grad_output.array.reshape(rows.shape[0], ctx.weight_shape[1])
-        if ctx.scale_grad_by_freq:  # each row's gradient divided by how often it was looked up
-            counts = xp.bincount(rows, minlength=ctx.weight_shape[0])
-            grad = grad / counts[rows][:, None].astype(grad.dtype)
-        grad_weight = scatter_add(xp, grad, tuple(ctx.weight_shape), (rows,))
+        grad = grad_output.array.reshape(rows.shape[0], weight_shape[1])
+        ctx.index, ctx.padding_idx, ctx.scale = index, padding_idx, None
+        if scale_grad_by_freq:  # each row's gradient divided by how often it was looked up
+            counts = xp.bincount(rows, minlength=weight_shape[0])
+            ctx.scale = counts[index.array][..., None].astype(grad.dtype)
+            grad = grad / ctx.scale.reshape(-1, 1)
+        grad_weight = scatter_add(xp, grad, tuple(weight_shape), (rows,))
+        if padding_idx is not None:
+            grad_weight[padding_idx] = 0
+        return Tensor(grad_weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minigrad.ops.selection import MaskedFill  # noqa: PLC0415 (selection is a sibling op module)
+
+        rows = Embedding.apply(ctx.index, grad, None, False)
         if ctx.padding_idx is not None:
-            grad_weight[ctx.padding_idx] = 0
-        return None, Tensor(grad_weight), None, None
+            rows = MaskedFill.apply(rows, Tensor((ctx.index.array == ctx.padding_idx)[..., None]), 0)
+        if ctx.scale is not None:
+            rows = rows / Tensor(ctx.scale)
+        return rows, None, None, None, None
 
 
 def renorm_rows_(weight: Tensor, input: Tensor, max_norm: float,  # noqa: A002 (PyTorch's name)

@@ -79,7 +79,9 @@ def write(array: Any, key: Any, value: Any) -> None:
 
 
 class GetItem(Function):
-    """y = a[key];   da = zeros with dy added at the positions the key selected."""
+    """y = a[key];   da = zeros with dy added at the positions the key selected (:class:`GetItemBackward`)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, key, basic, name):
@@ -89,13 +91,39 @@ class GetItem(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        return GetItemBackward.apply(grad, ctx.input_shape, ctx.key, ctx.basic, ctx.name()), None, None, None
+
+
+# PyTorch's nodes for the backward of a read, where they are not the read's name + "Backward0"
+_BACKWARD_OP_NAMES = {"IndexBackward0": "IndexPutImplBackward0", "IndexSelectBackward0": "IndexAddBackward0"}
+
+
+class GetItemBackward(Function):
+    """da = zeros(shape) with dy added at [key] (repeated positions sum up): the backward of ``a[key]``.
+
+    It is linear in dy, and its own backward reads [key] again: d(da)/d(dy) is ``GetItem``. ``read_name``
+    is the node name of the read (``SelectBackward0``); this node is named as PyTorch names the backward
+    op (``SelectBackwardBackward0``; ``IndexPutImplBackward0`` for an index array, ``IndexAddBackward0``
+    for ``index_select``).
+    """
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad, shape, key, basic, read_name):
+        ctx.key, ctx.basic, ctx.read_name = key, basic, read_name
+        ctx._name = _BACKWARD_OP_NAMES.get(read_name) or read_name[:-1] + "Backward0"
         xp = get_array_module(grad)
         g = grad.array
-        if ctx.basic:  # a view: every selected element appears once
-            grad_a = xp.zeros(ctx.input_shape, dtype=g.dtype)
-            grad_a[ctx.key] = g
-            return Tensor(grad_a), None, None, None
-        return Tensor(scatter_add(xp, g, ctx.input_shape, ctx.key)), None, None, None
+        if basic:  # a view: every selected element appears once
+            grad_a = xp.zeros(shape, dtype=g.dtype)
+            grad_a[key] = g
+            return Tensor(grad_a)
+        return Tensor(scatter_add(xp, g, shape, key))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return GetItem.apply(grad, ctx.key, ctx.basic, ctx.read_name), None, None, None, None
 
 
 def _torch_node_name(key: Any, basic: bool) -> str:
@@ -190,7 +218,10 @@ def mark_multi_output(piece: Tensor, node_name: str, index: int) -> Tensor:
 
 
 class IndexPut(Function):
-    """y = a with y[key] = value;   da = dy with zeros at key,  dvalue = dy[key] (summed to its shape)."""
+    """y = a with y[key] = value;   da = dy with zeros at key (itself an IndexPut),  dvalue = dy[key] (summed
+    to value's shape by the engine)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, key, value):
@@ -207,12 +238,14 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        grad_a = None
-        if ctx.needs_input_grad[0]:
-            grad_a = grad.array.copy()
-            write(grad_a, ctx.key, 0)
-            grad_a = Tensor(grad_a)
-        grad_value = Tensor(read(grad.array, ctx.key)) if ctx.needs_input_grad[2] else None
+        grad_a = IndexPut.apply(grad, ctx.key, 0) if ctx.needs_input_grad[0] else None
+        grad_value = None
+        if ctx.needs_input_grad[2]:
+            key = ctx.key
+            basic = not isinstance(key, SplitKey) and not any(hasattr(part, "dtype") for part in key)
+            if basic and Ellipsis not in key:
+                key += (Ellipsis,)  # so that dy[0, 1] is a 0-d array, not a NumPy scalar
+            grad_value = GetItem.apply(grad, key, basic, "IndexBackward0")
         return grad_a, None, grad_value
 
 

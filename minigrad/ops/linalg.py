@@ -2,7 +2,8 @@
 ``bmm``, ``addmm`` and ``einsum``.
 
 For C = A·B:  dA = dC·Bᵀ  and  dB = Aᵀ·dC; batch dimensions that were broadcast are
-summed back by the engine.
+summed back by the engine. The backwards are written with these same products (and
+transposes), so that they can be differentiated again.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import linalg as checks
 from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, product
+from minigrad.ops.shape import Expand, Permute, Reshape, _reshape, expand
 from minigrad.tensor import Tensor
 
 
 class MatMul(Function):
     """C = A @ B;   dA = dC @ Bᵀ,  dB = Aᵀ @ dC  (1-D operands treated as a row / a column)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -27,26 +31,35 @@ class MatMul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        xp = get_array_module(grad)
-        x = a.array if a.ndim > 1 else a.array[None, :]    # (n) -> (1, n)
-        y = b.array if b.ndim > 1 else b.array[:, None]    # (n) -> (n, 1)
-        g = grad.array  # put back the axes a 1-D operand dropped (b's first: 1-D @ 1-D gives 0-D)
+        x = a if a.ndim > 1 else Reshape.apply(a, (1, a.shape[0]), "UnsqueezeBackward0")   # (n) -> (1, n)
+        y = b if b.ndim > 1 else Reshape.apply(b, (b.shape[0], 1), "UnsqueezeBackward0")   # (n) -> (n, 1)
+        g = grad  # put back the axes a 1-D operand dropped (b's first: 1-D @ 1-D gives 0-D)
         if b.ndim == 1:
-            g = xp.expand_dims(g, -1)
+            g = Reshape.apply(g, g.shape + (1,), "UnsqueezeBackward0")
         if a.ndim == 1:
-            g = xp.expand_dims(g, -2)
-        grad_a = grad_b = None
-        if ctx.needs_input_grad[0]:
-            grad_a = xp.matmul(g, xp.swapaxes(y, -1, -2))
-            if a.ndim == 1:
-                grad_a = grad_a.reshape(-1, a.shape[0]).sum(axis=0)
-            grad_a = Tensor(grad_a)
+            g = Reshape.apply(g, g.shape[:-1] + (1,) + g.shape[-1:], "UnsqueezeBackward0")
+        # the engine sums a gradient over the batch dimensions (and the row a 1-D ``a`` became)
+        # that were broadcast in the forward
+        grad_a = _product(g, _transposed(y)) if ctx.needs_input_grad[0] else None
+        grad_b = None
         if ctx.needs_input_grad[1]:
-            grad_b = xp.matmul(xp.swapaxes(x, -1, -2), g)
-            if b.ndim == 1:
-                grad_b = grad_b.reshape(-1, b.shape[0]).sum(axis=0)
-            grad_b = Tensor(grad_b)
+            grad_b = _product(_transposed(x), g)
+            if b.ndim == 1:  # (..., n, 1) -> (..., n)
+                grad_b = Reshape.apply(grad_b, grad_b.shape[:-1], "SqueezeBackward1")
         return grad_a, grad_b
+
+
+def _product(a: Tensor, b: Tensor) -> Tensor:
+    """a @ b inside a backward, recorded as PyTorch's ``mm`` for matrices, else as a batched product."""
+    return (Mm if a.ndim <= 2 and b.ndim <= 2 else Bmm).apply(a, b)
+
+
+def _transposed(a: Tensor) -> Tensor:
+    """a with its last two axes swapped (a view), recorded as PyTorch's ``t`` or ``transpose``."""
+    if a.ndim == 2:
+        return Permute.apply(a, (1, 0), "TBackward0")
+    axes = tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2)
+    return Permute.apply(a, axes, "TransposeBackward0")
 
 
 def matmul(a: Any, b: Any) -> Tensor:
@@ -71,8 +84,6 @@ def _matmul_as_pytorch(a: Tensor, b: Tensor) -> Tensor:
     A matrix or vector times a batch runs as one ``bmm`` node (PyTorch transposes; see
     docs/_graph_differences.md).
     """
-    from minigrad.ops.shape import _reshape, expand  # noqa: PLC0415 (shape imports this module's peers)
-
     if a.ndim <= 2 and b.ndim <= 2:
         if b.ndim == 1:
             return (Dot if a.ndim == 1 else Mv).apply(a, b)
@@ -152,6 +163,8 @@ class Addmm(Function):
     ``nn.Linear`` on a batch is ``addmm(bias, x, W.t())``, as in PyTorch.
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
         ctx.save_for_backward(a, b)
@@ -171,22 +184,20 @@ class Addmm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        xp = get_array_module(grad)
-        g = grad.array
         grad_input = grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_input = Tensor(g if ctx.beta == 1 else g * ctx.beta)  # the engine sums it to input's shape
+            grad_input = _scaled(grad, ctx.beta)  # the engine sums it to input's shape
         if ctx.needs_input_grad[1]:
-            grad_a = _scaled(xp.matmul(g, b.array.T), ctx.alpha)
+            grad_a = _scaled(Mm.apply(grad, _transposed(b)), ctx.alpha)
         if ctx.needs_input_grad[2]:
             # (Aᵀ dC) computed as (dCᵀ A)ᵀ: when B is Wᵀ (nn.Linear), the transpose back to W's
             # layout is then contiguous, and AccumulateGrad copies it at full speed.
-            grad_b = _scaled(xp.matmul(g.T, a.array).T, ctx.alpha)
+            grad_b = _scaled(_transposed(Mm.apply(_transposed(grad), a)), ctx.alpha)
         return grad_input, grad_a, grad_b, None, None
 
 
-def _scaled(array: Any, factor: Any) -> Tensor:
-    return Tensor(array if factor == 1 else array * factor)
+def _scaled(t: Tensor, factor: Any) -> Tensor:
+    return t if factor == 1 else t * factor
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
@@ -200,6 +211,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 class Einsum(Function):
     """y = the sum over the indices missing from the output of the product of the operands;
     d y / d operandₖ = einsum of dy with the other operands, onto operandₖ's indices."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, equation, *operands):
@@ -216,23 +229,25 @@ class Einsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from minigrad.ops.reduction import Sum  # noqa: PLC0415 (reduction builds on the shape ops)
+
         operands = ctx.saved_tensors
-        xp = get_array_module(grad)
         grads = []
         for k, (term, t) in enumerate(zip(ctx.terms, operands)):
             if not ctx.needs_input_grad[k + 1]:
                 grads.append(None)
                 continue
-            others = [(s, o.array) for j, (s, o) in enumerate(zip(ctx.terms, operands)) if j != k]
+            others = [(s, o) for j, (s, o) in enumerate(zip(ctx.terms, operands)) if j != k]
             # indices of this operand found only in it were summed in the forward: broadcast back over them
             kept = "".join(c for c in term if c in ctx.output or any(c in s for s, _ in others))
-            equation = ",".join([ctx.output, *(s for s, _ in others)]) + "->" + kept
-            g = xp.einsum(equation, grad.array, *(o for _, o in others))
-            g = g.reshape([g.shape[kept.index(c)] if c in kept else 1 for c in term])
+            equation = ((ctx.output, *(s for s, _ in others)), kept)
+            g = Einsum.apply(equation, grad, *(o for _, o in others))
+            restored = tuple(g.shape[kept.index(c)] if c in kept else 1 for c in term)
+            g = Reshape.apply(g, restored, "ViewBackward0")
             summed = tuple(i for i, (n, m) in enumerate(zip(t.shape, g.shape)) if n == 1 and m != 1)
             if summed:  # a size-1 dim that broadcast in the forward
-                g = g.sum(axis=summed, keepdims=True)
-            grads.append(Tensor(xp.ascontiguousarray(xp.broadcast_to(g, t.shape))))
+                g = Sum.apply(g, summed, True, None)
+            grads.append(g if g.shape == t.shape else Expand.apply(g, t.shape))
         return (None, *grads)
 
 

@@ -1,7 +1,8 @@
 """Reductions: sum, mean, var, std, max, min, amax, amin, argmax, argmin, prod, cumsum, logsumexp, norm.
 
 Each takes ``dim`` (None for all, an int, or a tuple) and ``keepdim``. Their backward
-first restores the reduced axes (as size 1) and then broadcasts over them.
+first restores the reduced axes (as size 1) and then broadcasts over them (an ``expand``), in
+minigrad operations, so that it can itself be differentiated.
 """
 
 from __future__ import annotations
@@ -10,28 +11,33 @@ import builtins
 import math
 from typing import Any
 
-from minigrad import backend, return_types
 from minigrad import dtypes as _dtypes
+from minigrad import return_types
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import _GradMode
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import reduction as checks
 from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, named_node, product, reduction_axes
+from minigrad.ops.elementwise import Where
+from minigrad.ops.shape import ConstantPad, Expand, Reshape
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
-def _expand_back(grad: Tensor | Any, ctx: Any) -> Any:
-    """The output gradient (a Tensor or its array) broadcast back over the input's shape."""
-    g = grad.array if isinstance(grad, Tensor) else grad
-    xp = backend.get_array_module(g)
-    if not ctx.keepdim:
-        g = g.reshape(ctx.kept_shape)
-    return xp.broadcast_to(g, ctx.input_shape)
+def _expand_back(reduced: Tensor, ctx: Any) -> Tensor:
+    """A reduced tensor (the output gradient, or the output) broadcast back over the input's shape:
+    the reduced axes restored as size 1 where broadcasting alone would not line them up, then an
+    ``expand`` (a view)."""
+    if ctx.restore_axes:
+        reduced = Reshape.apply(reduced, ctx.kept_shape, "ViewBackward0")
+    return Expand.apply(reduced, ctx.input_shape)
 
 
 def _remember_shapes(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool) -> None:
     ctx.input_shape = a.array.shape
     ctx.keepdim = keepdim
     ctx.kept_shape = tuple(1 if axes is None or i in axes else n for i, n in enumerate(a.array.shape))
+    # without keepdim, only leading reduced axes (or all of them) broadcast back without a reshape
+    ctx.restore_axes = not keepdim and axes is not None and axes != tuple(range(len(axes)))
 
 
 def _reduced_count(shape: tuple, axes: tuple | None) -> int:
@@ -41,6 +47,8 @@ def _reduced_count(shape: tuple, axes: tuple | None) -> int:
 
 class Sum(Function):
     """y = Σ a over ``dim``;   dy/da = 1 (the gradient is broadcast back)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
@@ -54,7 +62,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(_expand_back(grad, ctx)), None, None, None
+        return _expand_back(grad, ctx), None, None, None
 
 
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
@@ -65,6 +73,8 @@ def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = N
 
 class Mean(Function):
     """y = (1/N) Σ a over ``dim``;   dy/da = 1/N."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim):
@@ -79,7 +89,7 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(_expand_back(grad, ctx) / builtins.max(ctx.count, 1)), None, None
+        return _expand_back(grad / builtins.max(ctx.count, 1), ctx), None, None
 
 
 def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -103,20 +113,22 @@ def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correct
     return out.astype(x.dtype, copy=False)
 
 
-def _var_backward(ctx: Any, grad: Any, a: Tensor) -> Any:
+def _var_backward(ctx: Any, grad: Tensor, a: Tensor) -> Tensor:
     """d var / da = 2 (a - ā) / (N - correction), with PyTorch's values when N - correction <= 0."""
-    xp = get_array_module(a)
-    x = a.array
     g = _expand_back(grad, ctx)
     dof = ctx.count - ctx.correction
-    centred = x - x.sum(axis=ctx.axes, keepdims=True) / ctx.count
+    centred = a - Sum.apply(a, ctx.axes, True, None) / ctx.count
     if dof <= 0 and ctx.axes is None:  # PyTorch's convention for a full reduction: nan at ā, else inf
-        return g * xp.where(centred == 0, x.dtype.type(math.nan), x.dtype.type(math.inf))
+        x = centred.array
+        xp = get_array_module(x)
+        return g * Tensor(xp.where(x == 0, x.dtype.type(math.nan), x.dtype.type(math.inf)))
     return g * centred * (2 / dof if dof != 0 else math.inf)
 
 
 class Var(Function):
     """y = Σ (a - ā)² / (N - correction);   dy/da = 2 (a - ā) / (N - correction)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
@@ -126,11 +138,13 @@ class Var(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return Tensor(_var_backward(ctx, grad.array, a)), None, None, None
+        return _var_backward(ctx, grad, a), None, None, None
 
 
 class Std(Function):
     """y = sqrt(var(a));   dy/da = dvar/da / (2y), taken as 0 where y = 0 (constant data), as PyTorch."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
@@ -142,9 +156,8 @@ class Std(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = get_array_module(a)
-        grad_var = xp.where(out.array == 0, out.array.dtype.type(0), grad.array / (2 * out.array))
-        return Tensor(_var_backward(ctx, grad_var, a)), None, None, None
+        grad_var = Where.apply(Tensor(out.array == 0), 0, grad / (2 * out))
+        return _var_backward(ctx, grad_var, a), None, None, None
 
 
 def _var_or_std(function: type[Function], name: str, a: Tensor, dim: Any, unbiased: Any, keepdim: bool,
@@ -181,6 +194,8 @@ class Amax(Function):
     multiply δ by the 0/1 mask, as PyTorch's ``scale_grad_by_count`` does.
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
         _remember_shapes(ctx, a, axes, keepdim)
@@ -195,22 +210,48 @@ class Amax(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        return AmaxBackward.apply(grad, a.array, out.array, ctx.kind, ctx.axes, ctx.keepdim), None, None, None
+
+
+class AmaxBackward(Function):
+    """da = dy / count at the ``count`` elements equal to the extreme (the hits), 0 elsewhere: the
+    backward of :class:`Amax` (``max()``/``min()`` select by the hits, ``amax``/``amin`` multiply
+    by the 0/1 mask). It is linear in dy: d(da)/d(dy) sums dx·hits / count back over the reduced axes.
+    """
+
+    differentiable_backward = True
+    node_name = "AmaxBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, a, out, kind, axes, keepdim):
         xp = get_array_module(a)
-        extreme = out.array if ctx.keepdim else out.array.reshape(ctx.kept_shape)
-        hits = a.array == extreme
-        if ctx.kind in ("max", "min") and a.dtype.is_floating_point:
-            hits = hits | (xp.isnan(a.array) & xp.isnan(extreme))
-        axes = ctx.axes if ctx.axes is not None else tuple(range(len(ctx.input_shape)))
-        count = hits.sum(axis=axes, keepdims=True)
+        kept_shape = tuple(1 if axes is None or i in axes else n for i, n in enumerate(a.shape))
+        extreme = out if keepdim else out.reshape(kept_shape)
+        hits = a == extreme
+        if kind in ("max", "min") and a.dtype.kind == "f":
+            hits = hits | (xp.isnan(a) & xp.isnan(extreme))
+        count = hits.sum(axis=axes if axes is not None else tuple(range(a.ndim)), keepdims=True)
+        ctx.hits, ctx.count, ctx.kind, ctx.axes, ctx.keepdim = hits, count, kind, axes, keepdim
+        g = grad.array if keepdim else grad.array.reshape(kept_shape)
         # amax over a nan: no hits, 0/0 = nan, as PyTorch's
-        share = (_expand_back(grad, ctx) / count).astype(grad.array.dtype, copy=False)
-        if ctx.kind in ("max", "min"):
-            return Tensor(grad_where(hits, share)), None, None, None
-        return Tensor(share * hits), None, None, None
+        share = (xp.broadcast_to(g, a.shape) / count).astype(grad.array.dtype, copy=False)
+        if kind in ("max", "min"):
+            return Tensor(grad_where(hits, share))
+        return Tensor(share * hits)
+
+    @staticmethod
+    def backward(ctx, grad):
+        hits = Tensor(ctx.hits)
+        routed = Where.apply(hits, grad, 0) if ctx.kind in ("max", "min") else grad * hits
+        grad_grad = Sum.apply(routed / Tensor(ctx.count), ctx.axes, ctx.keepdim, None)
+        return grad_grad, None, None, None, None, None
 
 
 class MaxDim(Function):
-    """(values, indices) = max of a along one ``dim``; the gradient goes to the chosen index."""
+    """(values, indices) = max of a along one ``dim``; the gradient goes to the chosen index
+    (da = zeros with dvalues scattered to the indices along ``dim``)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis, keepdim, name):
@@ -231,16 +272,14 @@ class MaxDim(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        xp = get_array_module(grad)
-        g = grad.array
+        from minigrad.ops.scatter import Scatter  # noqa: PLC0415 (scatter builds on the shape ops)
+
         if not ctx.input_shape:
-            return Tensor(g.copy()), None, None, None
+            return grad, None, None, None
         if not ctx.keepdim:
-            g = xp.expand_dims(g, ctx.axis)
-        positions = xp.arange(ctx.input_shape[ctx.axis]).reshape(
-            [-1 if i == ctx.axis else 1 for i in range(len(ctx.input_shape))])
-        chosen = positions == ctx.index  # one True per slice along ``axis``
-        return Tensor(xp.where(chosen, g, g.dtype.type(0))), None, None, None
+            grad = Reshape.apply(grad, ctx.index.shape, "UnsqueezeBackward0")
+        zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
+        return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None
 
 
 def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
@@ -303,9 +342,12 @@ class Prod(Function):
     """y = Π a over ``dim``;   dy/daᵢ = Π_{j≠i} aⱼ.
 
     As PyTorch computes it: y / aᵢ when no element of a is 0; otherwise the products of the elements
-    before and after aᵢ (exclusive cumulative products, no division), and for a product of all
-    elements with two or more zeros, 0. (The route decides where a nan or inf ends up.)
+    before and after aᵢ (exclusive prefix products, no division, so exact at the zeros and
+    differentiable again), and for a product of all elements with two or more zeros, 0 when no graph
+    of the backward is recorded (PyTorch's shortcut). (The route decides where a nan or inf ends up.)
     """
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
@@ -320,31 +362,45 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = get_array_module(a)
-        x = a.array
-        if x.ndim == 0:
-            return Tensor(grad.array.copy()), None, None, None
-        zeros = int((x == 0).sum())
+        if a.ndim == 0:
+            return grad, None, None, None
+        zeros = int((a.array == 0).sum())
         if zeros == 0:
-            without_self = _expand_back(out.array.astype(x.dtype, copy=False), ctx) / x
-        elif ctx.axes is None and zeros > 1:  # no element's gradient survives two zeros, whatever δ is
-            return Tensor(xp.zeros_like(x, dtype=grad.array.dtype)), None, None, None
-        elif ctx.axes is None:
-            without_self = _exclusive_products(xp, x.reshape(-1), 0).reshape(x.shape)
+            return _expand_back(grad, ctx) * (_expand_back(out.to(a.dtype), ctx) / a), None, None, None
+        if ctx.axes is None and zeros > 1 and not _GradMode.enabled:
+            # no element's gradient survives two zeros, whatever δ is
+            xp = get_array_module(a)
+            return Tensor(xp.zeros_like(a.array, dtype=grad.array.dtype)), None, None, None
+        if ctx.axes is None:
+            flat = _exclusive_products(Reshape.apply(a, (-1,), "ViewBackward0"), 0)
+            without_self = Reshape.apply(flat, a.shape, "ViewBackward0")
         else:
-            without_self = _exclusive_products(xp, x, ctx.axes[0])
-        return Tensor(_expand_back(grad, ctx) * without_self), None, None, None
+            without_self = _exclusive_products(a, ctx.axes[0])
+        return _expand_back(grad, ctx) * without_self, None, None, None
 
 
-def _exclusive_products(xp: Any, x: Any, axis: int) -> Any:
-    """Π_{j≠i} xⱼ along ``axis`` without division: (product of those before i) · (product of those after)."""
-    def part(start: int | None, stop: int | None) -> Any:
-        return x[(slice(None),) * axis + (slice(start, stop),)]
-    ones = xp.ones_like(part(0, 1))
-    before = xp.cumprod(xp.concatenate([ones, part(None, -1)], axis=axis), axis=axis)
-    reversed_after = xp.cumprod(xp.concatenate([ones, xp.flip(part(1, None), axis)], axis=axis), axis=axis)
-    after = xp.flip(reversed_after, axis)
+def _exclusive_products(a: Tensor, axis: int) -> Tensor:
+    """Π_{j≠i} aⱼ along ``axis`` without division: (the product of those before i) · (of those after)."""
+    from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on this module)
+
+    before = _prefix_products(_shifted(a, axis, 1), axis)
+    after = Flip.apply(_prefix_products(_shifted(Flip.apply(a, (axis,)), axis, 1), axis), (axis,))
     return before * after
+
+
+def _prefix_products(x: Tensor, axis: int) -> Tensor:
+    """Π_{j≤i} xⱼ along ``axis``, in log₂ n steps: each element times the one ``shift`` places before it,
+    for shift = 1, 2, 4, ... Products only, so exact where x has zeros, and differentiable to any order."""
+    shift = 1
+    while shift < x.shape[axis]:
+        x = x * _shifted(x, axis, shift)
+        shift *= 2
+    return x
+
+
+def _shifted(x: Tensor, axis: int, shift: int) -> Tensor:
+    """x moved ``shift`` places along ``axis`` (the last ones drop off), 1s coming in at the front."""
+    return ConstantPad.apply(x, tuple((shift, -shift) if d == axis else (0, 0) for d in range(x.ndim)), 1)
 
 
 def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -360,6 +416,8 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 class Cumsum(Function):
     """yᵢ = Σ_{j≤i} aⱼ along ``dim``;   dL/daⱼ = Σ_{i≥j} dL/dyᵢ (the reversed cumulative sum)."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, axis, dtype):
         ctx.axis = axis
@@ -371,12 +429,12 @@ class Cumsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        xp = get_array_module(grad)
-        g = grad.array
-        if g.ndim == 0:
-            return Tensor(g.copy()), None, None
-        reversed_sum = xp.flip(xp.cumsum(xp.flip(g, axis=ctx.axis), axis=ctx.axis), axis=ctx.axis)
-        return Tensor(reversed_sum), None, None
+        from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on the shape ops)
+
+        if grad.ndim == 0:
+            return grad, None, None
+        axes = (ctx.axis,)
+        return Flip.apply(Cumsum.apply(Flip.apply(grad, axes), ctx.axis, None), axes), None, None
 
 
 def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -388,6 +446,8 @@ def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
     """y = log Σ eᵃ over ``dim``, as m + log Σ e^(a - m) with m = max a (no overflow);
     dy/da = e^(a - y) (the softmax)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim):
@@ -410,10 +470,9 @@ class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        xp = get_array_module(a)
         # all -inf: -inf - (-inf) = nan, as PyTorch's
-        softmax = xp.exp(a.array - _expand_back(out, ctx))
-        return Tensor(_expand_back(grad, ctx) * softmax), None, None
+        softmax = (a - _expand_back(out, ctx)).exp()
+        return _expand_back(grad, ctx) * softmax, None, None
 
 
 def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -423,6 +482,8 @@ def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
     """y = (Σ |a|ᵖ)^(1/p) over ``dim`` (max |a| for p = inf, min for -inf, the count of non-zeros for 0);
     dy/da = sign(a) |a|ᵖ⁻¹ / yᵖ⁻¹ (a / y for p = 2), 0 where y = 0; for ±inf shared among the extremes."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, p, axes, keepdim):
@@ -455,21 +516,21 @@ class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
         x, p = a.array, ctx.p
         y = _expand_back(out, ctx)
         g = _expand_back(grad, ctx)
-        zero = x.dtype.type(0)
-        if p == math.inf or p == -math.inf:
-            hits = xp.abs(x) == y
+        if p == math.inf or p == -math.inf:  # piecewise linear: the slope is constant
+            hits = xp.abs(x) == y.array
             axes = tuple(i for i, n in enumerate(ctx.kept_shape) if n == 1 and ctx.input_shape[i] != 1)
             count = hits.sum(axis=axes, keepdims=True) if axes else 1
-            slope = xp.sign(x) * hits / count
+            slope = Tensor(xp.sign(x) * hits / count)
         elif p == 0:  # a count is flat (PyTorch leaves the gradient undefined: None)
-            slope = xp.zeros_like(x)
+            slope = Tensor(xp.zeros_like(x))
         elif p == 1:
-            slope = xp.sign(x)
+            slope = Tensor(xp.sign(x))
         elif p == 2:
-            slope = xp.where(y == 0, zero, x / y)
+            slope = Where.apply(Tensor(y.array == 0), 0, a / y)
         else:
-            slope = xp.where(y == 0, zero, xp.sign(x) * xp.abs(x) ** (p - 1) / y ** (p - 1))
-        return Tensor(g * slope), None, None, None
+            power = Tensor(xp.sign(x)) * a.abs() ** (p - 1) / y ** (p - 1)
+            slope = Where.apply(Tensor(y.array == 0), 0, power)
+        return g * slope, None, None, None
 
 
 def norm(a: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:

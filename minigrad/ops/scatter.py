@@ -75,9 +75,10 @@ def _sum_at(xp: Any, values: Any, shape: tuple, key: tuple) -> Any:
 
 class Gather(Function):
     """out = input[key], key = (i, index, k) for dim 1;   dinput = zeros with dout added at key
-    (an element gathered twice gets both gradients)."""
+    (an element gathered twice gets both gradients): zeros.scatter_add(dim, index, dout)."""
 
     graph_inputs = (0,)  # the indices carry no gradient: PyTorch's node has one input
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, dim):
@@ -89,12 +90,8 @@ class Gather(Function):
     @staticmethod
     def backward(ctx, grad):
         (index,) = ctx.saved_tensors
-        xp = get_array_module(grad)
-        index_1d = _at_least_1d(index.array)
-        shape_1d = ctx.input_shape or (1,)
-        grad_a = indexing.scatter_add(xp, grad.array.reshape(index_1d.shape), shape_1d,
-                                      _grid_key(index_1d, ctx.dim))
-        return Tensor(grad_a.reshape(ctx.input_shape)), None, None
+        zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
+        return ScatterAdd.apply(zeros, index, grad, ctx.dim), None, None
 
 
 class Scatter(Function):
@@ -102,6 +99,8 @@ class Scatter(Function):
 
     Where an index repeats, which value lands is unspecified (as in PyTorch).
     """
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, src, dim, value):
@@ -119,18 +118,16 @@ class Scatter(Function):
     @staticmethod
     def backward(ctx, grad):
         (index,) = ctx.saved_tensors
-        key = _grid_key(_at_least_1d(index.array), ctx.dim)
-        grad_a = None
-        if ctx.needs_input_grad[0]:
-            grad_a = _at_least_1d(grad.array).copy()
-            grad_a[key] = 0  # those elements of input were overwritten
-            grad_a = Tensor(grad_a.reshape(grad.shape))
-        grad_src = _gathered_grad(grad, key, ctx.src_shape) if ctx.needs_input_grad[2] else None
+        # the overwritten elements of input get no gradient: dout with 0 scattered there
+        grad_a = Scatter.apply(grad, index, None, ctx.dim, 0) if ctx.needs_input_grad[0] else None
+        grad_src = _gathered_grad(grad, index, ctx.dim, ctx.src_shape) if ctx.needs_input_grad[2] else None
         return grad_a, None, grad_src, None, None
 
 
 class ScatterAdd(Function):
     """out = input with src added at key (repeats add up);   dinput = dout,  dsrc = dout[key]."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, src, dim):
@@ -147,24 +144,19 @@ class ScatterAdd(Function):
     @staticmethod
     def backward(ctx, grad):
         (index,) = ctx.saved_tensors
-        grad_src = None
-        if ctx.needs_input_grad[2]:
-            grad_src = _gathered_grad(grad, _grid_key(_at_least_1d(index.array), ctx.dim), ctx.src_shape)
+        grad_src = _gathered_grad(grad, index, ctx.dim, ctx.src_shape) if ctx.needs_input_grad[2] else None
         return grad, None, grad_src, None
 
 
-def _gathered_grad(grad: Tensor, key: tuple, src_shape: tuple) -> Tensor:
-    """dsrc = grad.gather(dim, index), placed in a src-shaped zero array where src is larger than index
+def _gathered_grad(grad: Tensor, index: Tensor, dim: int, src_shape: tuple) -> Tensor:
+    """dsrc = grad.gather(dim, index), padded with zeros to src's shape where src is larger than index
     (its other elements were never used; PyTorch refuses that backward instead)."""
-    xp = get_array_module(grad)
-    picked = _at_least_1d(grad.array)[key]
-    src_1d = src_shape or (1,)
-    if picked.shape != src_1d:
-        full = xp.zeros(src_1d, dtype=picked.dtype)
-        if picked.size:
-            full[_leading_block(picked.shape)] = picked
-        picked = full
-    return Tensor(picked.reshape(src_shape))
+    from minigrad.ops.shape import ConstantPad  # noqa: PLC0415 (shape is a sibling op module)
+
+    picked = Gather.apply(grad, index, dim)
+    if picked.shape == src_shape:
+        return picked
+    return ConstantPad.apply(picked, tuple((0, n - m) for n, m in zip(src_shape, picked.shape)), 0)
 
 
 # --- the public functions ---------------------------------------------------------------------------

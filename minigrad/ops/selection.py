@@ -18,6 +18,8 @@ from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
 from minigrad.ops._checks import selection as checks
 from minigrad.ops._checks import shape as shape_checks
+from minigrad.ops.reduction import Sum
+from minigrad.ops.shape import Reshape
 from minigrad.tensor import Tensor, _normalize_dim
 
 # --- pieces: views of one dimension ----------------------------------------------------------
@@ -102,6 +104,8 @@ def broadcast_to(a: Tensor, size: Any) -> Tensor:
 class Flip(Function):
     """y = a reversed along ``axes``;   da = dy reversed along them."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, axes):
         ctx.axes = axes
@@ -109,7 +113,7 @@ class Flip(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(get_array_module(grad).flip(grad.array, ctx.axes) if ctx.axes else grad.array), None
+        return Flip.apply(grad, ctx.axes), None
 
 
 def flip(a: Tensor, *dims_args: Any, dims: Any = None) -> Tensor:
@@ -125,6 +129,8 @@ def flip(a: Tensor, *dims_args: Any, dims: Any = None) -> Tensor:
 class Roll(Function):
     """y = a shifted cyclically by ``shifts`` along ``axes``;   da = dy shifted back."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, shifts, axes):
         ctx.shifts, ctx.axes = shifts, axes
@@ -132,8 +138,7 @@ class Roll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        unrolled = get_array_module(grad).roll(grad.array, tuple(-s for s in ctx.shifts), ctx.axes)
-        return Tensor(unrolled), None, None
+        return Roll.apply(grad, tuple(-s for s in ctx.shifts), ctx.axes), None, None
 
 
 def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -147,6 +152,8 @@ def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 class Repeat(Function):
     """y = a tiled ``reps`` times along each dimension;   da = the sum of dy's tiles."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, reps):
         ctx.reps, ctx.input_shape = reps, a.array.shape
@@ -156,10 +163,12 @@ class Repeat(Function):
     def backward(ctx, grad):
         lead = len(ctx.reps) - len(ctx.input_shape)
         shape = (1,) * lead + ctx.input_shape
-        split_shape = [n for r, s in zip(ctx.reps, shape) for n in (r, s)]  # (r0, s0, r1, s1, ...)
-        tiles = grad.array.reshape(split_shape)
-        summed = tiles.sum(axis=tuple(range(0, len(split_shape), 2))) if split_shape else tiles
-        return Tensor(summed.reshape(ctx.input_shape)), None
+        split_shape = tuple(n for r, s in zip(ctx.reps, shape) for n in (r, s))  # (r0, s0, r1, s1, ...)
+        if not split_shape:  # a 0-d tensor, no repeats
+            return grad, None
+        tiles = Reshape.apply(grad, split_shape, "ViewBackward0")
+        summed = Sum.apply(tiles, tuple(range(0, len(split_shape), 2)), False, None)
+        return Reshape.apply(summed, ctx.input_shape, "ViewBackward0"), None
 
 
 def repeat(a: Tensor, *sizes: Any) -> Tensor:
@@ -172,6 +181,8 @@ def repeat(a: Tensor, *sizes: Any) -> Tensor:
 class RepeatInterleave(Function):
     """y = each element of a along ``axis`` repeated ``repeats`` times in a row;   da = dy's runs summed."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, repeats, axis):
         ctx.repeats, ctx.axis, ctx.input_shape = repeats, axis, a.array.shape
@@ -180,8 +191,9 @@ class RepeatInterleave(Function):
     @staticmethod
     def backward(ctx, grad):
         shape, axis = ctx.input_shape, ctx.axis
-        runs = grad.array.reshape(shape[:axis] + (shape[axis], ctx.repeats) + shape[axis + 1:])
-        return Tensor(runs.sum(axis=axis + 1)), None, None
+        split_shape = shape[:axis] + (shape[axis], ctx.repeats) + shape[axis + 1:]
+        runs = Reshape.apply(grad, split_shape, "ViewBackward0")
+        return Sum.apply(runs, (axis + 1,), False, None), None, None
 
 
 def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,
@@ -207,6 +219,7 @@ class IndexSelect(Function):
     """y = a's entries ``index`` along ``axis``;   da = dy added back at those entries (repeats add up)."""
 
     graph_inputs = (0,)  # the indices carry no gradient: PyTorch's node has one input
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, axis):
@@ -216,10 +229,9 @@ class IndexSelect(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        xp = get_array_module(grad)
         if not ctx.input_shape:
-            return Tensor(grad.array.copy()), None, None
-        return Tensor(indexing.scatter_add(xp, grad.array, ctx.input_shape, ctx.key)), None, None
+            return grad, None, None
+        return indexing.GetItemBackward.apply(grad, ctx.input_shape, ctx.key, False, ctx.name()), None, None
 
 
 def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -229,23 +241,21 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 class MaskedFill(Function):
-    """y = value where mask, else a;   da = dy where not mask (summed to a's shape)."""
+    """y = value where mask, else a;   da = dy where not mask (0 where mask: itself a masked_fill),
+    summed to a's shape by the engine."""
 
     graph_inputs = (0,)  # the mask carries no gradient: PyTorch's node has one input
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.mask, ctx.input_shape = mask.array, a.array.shape
+        ctx.mask = mask
         xp = get_array_module(a)
         return Tensor(xp.where(mask.array, xp.asarray(value, dtype=a.array.dtype), a.array))
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.autograd.engine import sum_to_shape  # noqa: PLC0415
-
-        g = grad.array
-        kept = Tensor(get_array_module(grad).where(ctx.mask, g.dtype.type(0), g))
-        return sum_to_shape(kept, ctx.input_shape, ctx, 0), None, None
+        return MaskedFill.apply(grad, ctx.mask, 0), None, None
 
 
 def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -270,6 +280,8 @@ class Triangle(Function):
     """y = a with the entries above (tril) or below (triu) diagonal ``k`` of the last two dims zeroed;
     da = dy zeroed the same way."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, k, lower):
         ctx.k, ctx.lower = k, lower
@@ -279,8 +291,7 @@ class Triangle(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        xp = get_array_module(grad)
-        return Tensor((xp.tril if ctx.lower else xp.triu)(grad.array, ctx.k)), None, None
+        return Triangle.apply(grad, ctx.k, ctx.lower), None, None
 
 
 def tril(a: Tensor, diagonal: int = 0) -> Tensor:
@@ -305,7 +316,9 @@ def _diagonal_key(xp: Any, shape: tuple, k: int) -> tuple:
 
 class Diag(Function):
     """1-D v -> the square matrix with v on diagonal k;  2-D m -> its diagonal k.
-    Backward: the other way round (the diagonal of dy, or dy placed on the diagonal)."""
+    Backward: the other way round (the diagonal of dy, or dy placed on the diagonal of zeros)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, k):
@@ -320,13 +333,11 @@ class Diag(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        xp = get_array_module(grad)
-        g = grad.array
         if len(ctx.input_shape) == 1:
-            return Tensor(g[_diagonal_key(xp, g.shape, ctx.k)]), None
-        out = xp.zeros(ctx.input_shape, dtype=g.dtype)
-        out[_diagonal_key(xp, ctx.input_shape, ctx.k)] = g
-        return Tensor(out), None
+            return Diag.apply(grad, ctx.k), None
+        xp = get_array_module(grad)
+        zeros = Tensor(xp.zeros(ctx.input_shape, dtype=grad.array.dtype))
+        return indexing.IndexPut.apply(zeros, _diagonal_key(xp, ctx.input_shape, ctx.k), grad), None
 
 
 def diag(a: Tensor, diagonal: int = 0) -> Tensor:

@@ -21,6 +21,8 @@ class Reshape(Function):
     ``name`` is PyTorch's node for the call that reshapes (``ViewBackward0``, ``SqueezeBackward1``, ...).
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, shape, name):
         ctx.input_shape = a.array.shape
@@ -29,7 +31,7 @@ class Reshape(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(grad.array.reshape(ctx.input_shape)), None, None
+        return Reshape.apply(grad, ctx.input_shape, "ViewBackward0"), None, None
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
@@ -117,6 +119,8 @@ class Permute(Function):
     ``name`` is PyTorch's node for the call: ``PermuteBackward0``, ``TransposeBackward0`` or ``TBackward0``.
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a, axes, name):
         ctx.inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
@@ -125,7 +129,7 @@ class Permute(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return Tensor(grad.array.transpose(ctx.inverse)), None, None
+        return Permute.apply(grad, ctx.inverse, ctx.name()), None, None
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
@@ -158,18 +162,32 @@ def t(a: Tensor) -> Tensor:
 
 
 class Expand(Function):
-    """y = a broadcast to a larger shape (no copy);   da = dy summed over the broadcast axes."""
+    """y = a broadcast to a larger shape (no copy);   da = dy summed over the broadcast axes
+    (the new leading ones and those where a has size 1), then shaped as a."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.array.shape
+        lead = len(shape) - a.ndim
+        ctx.axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(a.array.shape)
+                                              if n == 1 and shape[lead + i] != 1)
+        ctx.only_leading = len(ctx.axes) == lead
         return Tensor(get_array_module(a).broadcast_to(a.array, shape))
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.autograd.engine import sum_to_shape  # noqa: PLC0415
+        from minigrad.ops.reduction import Sum  # noqa: PLC0415 (reduction's backward expands)
 
-        return sum_to_shape(grad, ctx.input_shape, ctx, 0), None
+        if not ctx.axes:
+            return grad, None
+        if ctx.only_leading:  # summing the new axes away leaves a's shape
+            return Sum.apply(grad, ctx.axes, False, None), None
+        summed = Sum.apply(grad, ctx.axes, True, None)
+        if summed.shape != ctx.input_shape:
+            summed = Reshape.apply(summed, ctx.input_shape, "ViewBackward0")
+        return summed, None
 
 
 def expand(a: Tensor, *sizes: Any) -> Tensor:
@@ -179,7 +197,9 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
 
 
 class Cat(Function):
-    """y = the inputs joined along ``axis``;   each input's gradient is its slice of dy."""
+    """y = the inputs joined along ``axis``;   each input's gradient is its slice of dy (:class:`Split`)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
@@ -190,17 +210,37 @@ class Cat(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        grads, start = [], 0
-        index = [slice(None)] * grad.ndim
-        for size in ctx.sizes:
-            index[ctx.axis] = slice(start, start + size)
-            grads.append(Tensor(grad.array[tuple(index)]))
+        return (None, None, *Split.apply(grad, ctx.axis, ctx.sizes))
+
+
+class Split(Function):
+    """(y₁, y₂, ...) = consecutive slices of a along ``axis``, of ``sizes`` (views);   da = the dyᵢ joined
+    again (:class:`Cat`). The backward of ``cat``, with PyTorch's ``split_with_sizes`` node."""
+
+    differentiable_backward = True
+    node_name = "SplitWithSizesBackward0"
+
+    @staticmethod
+    def forward(ctx, a, axis, sizes):
+        ctx.axis = axis
+        index = [slice(None)] * a.ndim
+        pieces, start = [], 0
+        for size in sizes:
+            index[axis] = slice(start, start + size)
+            pieces.append(Tensor(a.array[tuple(index)]))
             start += size
-        return (None, None, *grads)
+        return tuple(pieces)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Cat.apply(ctx.axis, grads[0].dtype, *grads), None, None
 
 
 class Stack(Function):
-    """y = the inputs stacked along a new ``axis``;   input i's gradient is dy's slice i along ``axis``."""
+    """y = the inputs stacked along a new ``axis``;   input i's gradient is dy's slice i along ``axis``
+    (:class:`Unbind`)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
@@ -209,9 +249,23 @@ class Stack(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # a view: piece i is input i's gradient
-        pieces = get_array_module(grad).moveaxis(grad.array, ctx.axis, 0)
-        return (None, None, *(Tensor(piece) for piece in pieces))
+        return (None, None, *Unbind.apply(grad, ctx.axis))
+
+
+class Unbind(Function):
+    """(y₀, y₁, ...) = a's slices along ``axis``, that axis removed (views);   da = the dyᵢ stacked again
+    (:class:`Stack`). The backward of ``stack``, with PyTorch's ``unbind`` node."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, a, axis):
+        ctx.axis = axis
+        return tuple(Tensor(piece) for piece in get_array_module(a).moveaxis(a.array, axis, 0))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Stack.apply(ctx.axis, grads[0].dtype, *grads), None
 
 
 def cat(tensors: Any, dim: int = 0) -> Tensor:
@@ -235,8 +289,10 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 
 class ConstantPad(Function):
-    """y = a with ``value`` added around it;   da = the middle of dy (the padding is cut away)."""
+    """y = a with ``value`` added around it (cropped where a width is negative);   da = dy padded by the
+    opposite widths (the padding is cut away, zeros fill what was cropped)."""
 
+    differentiable_backward = True
     node_name = "ConstantPadNdBackward0"
 
     @staticmethod
@@ -252,18 +308,15 @@ class ConstantPad(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        xp = get_array_module(grad)
-        g = grad.array
-        # undo the padding (cut), then undo any cropping of negative widths (pad with zeros)
-        inside = g[tuple(slice(max(before, 0), g.shape[i] - max(after, 0))
-                         for i, (before, after) in enumerate(ctx.crop))]
-        restore = [(max(-before, 0), max(-after, 0)) for before, after in ctx.crop]
-        return Tensor(xp.pad(inside, restore, mode="constant")), None, None
+        # the opposite widths: cut the padding away, pad zeros where negative widths cropped
+        return ConstantPad.apply(grad, tuple((-before, -after) for before, after in ctx.crop), 0), None, None
 
 
 class GatherPad(Function):
     """y = a[..., i(j)]: every output position j of a padded axis copies input position i(j);
     da = dy scattered back onto i(j), where several j share one i their gradients add up."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, key):
@@ -272,9 +325,9 @@ class GatherPad(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.indexing import scatter_add  # noqa: PLC0415 (indexing is a sibling op module)
+        from minigrad.ops.indexing import GetItemBackward  # noqa: PLC0415 (indexing is a sibling op module)
 
-        return Tensor(scatter_add(get_array_module(grad), grad.array, ctx.input_shape, ctx.key)), None
+        return GetItemBackward.apply(grad, ctx.input_shape, ctx.key, False, ctx.name()), None
 
 
 class ReflectionPad(GatherPad):

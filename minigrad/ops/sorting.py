@@ -2,7 +2,8 @@
 
 Each orders every line along ``dim`` with one stable argsort (no loop over lines). The values
 are the input picked at the sorted positions, so their gradient goes back to those positions:
-``da = zeros`` with ``dvalues`` put at ``indices`` (each position is picked at most once).
+``da = zeros`` with ``dvalues`` put at ``indices`` (each position is picked at most once): a
+``scatter``, whose own backward gathers again.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from minigrad import return_types
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops.scatter import _grid_key
+from minigrad.ops.scatter import Scatter
 from minigrad.ops.topk_ties import topk_order
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -33,7 +34,9 @@ def _order(xp: Any, array: Any, axis: int, descending: bool) -> Any:
 
 class Select(Function):
     """(values, indices) = the first ``k`` of a's lines ordered along ``axis``;
-    da = zeros with dvalues put back at indices."""
+    da = zeros with dvalues put back at indices (zeros.scatter(axis, indices, dvalues))."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis, descending, k, name, sorted_=True):
@@ -56,14 +59,10 @@ class Select(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        xp = get_array_module(grad)
-        g = grad.array
-        if ctx.index is None:
-            return Tensor(g.copy()), None, None, None, None, None
-        out = xp.zeros(ctx.input_shape, dtype=g.dtype)
-        if g.size:
-            out[_grid_key(ctx.index, ctx.axis)] = g
-        return Tensor(out), None, None, None, None, None
+        if ctx.index is None:  # a 0-d tensor: its one value
+            return grad, None, None, None, None, None
+        zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
+        return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None, None, None
 
 
 def _dim(a: Tensor, dim: Any, function: str) -> int:

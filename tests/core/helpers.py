@@ -281,7 +281,7 @@ class Case:
     specs: tuple
     domain: str | tuple = "real"
     gradcheck: bool = True  # False where finite differences are meaningless (3-way ties)
-    gradgradcheck: bool = True  # False where the first derivative jumps at the inputs (2-way ties)
+    gradgradcheck: bool = True  # False where the first derivative jumps at the inputs (ties)
 
 
 def case(name: str, fn: Callable, *specs: Any, domain: str | tuple = "real", gradcheck: bool = True,
