@@ -174,6 +174,7 @@ class NLL(Function):
 
     node_name = "NllLossBackward0"
     graph_inputs = (0,)  # the class indices carry no gradient: PyTorch's node has one input
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
@@ -183,21 +184,41 @@ class NLL(Function):
         picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
         ctx.total_weight = a.sum()
         ctx.row_weight = a
-        ctx.settings = (reduction, input.shape)
+        ctx.arguments = (target, weight, ignore_index, reduction)
+        ctx.input = input  # for the backward's edge and shape (only its shape is read)
         with ieee_results():
             per_row = grad_where(ctx.valid, -a * picked)
         return Tensor(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = get_array_module(grad)
-        reduction, input_shape = ctx.settings
-        scale = _row_scale(grad, reduction, ctx.total_weight)
+        rows = (ctx.classes, ctx.valid, ctx.row_weight, ctx.total_weight)
+        return NllLossBackward.apply(grad, ctx.input, rows, *ctx.arguments), None, None, None, None
+
+
+class NllLossBackward(Function):
+    """dℓ = −scaleᵢ · aᵢ at column tᵢ (0 elsewhere) as a function of the loss's gradient: linear in it,
+    and its adjoint is the loss itself, so d⟨dℓ, ε⟩/d(grad) = nll_loss(ε) (d/dℓ = 0)."""
+
+    node_name = "NllLossBackwardBackward0"
+    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, rows, target, weight, ignore_index, reduction):  # noqa: A002
+        xp = get_array_module(grad_output)
+        classes, valid, row_weight, total_weight = rows
+        scale = _row_scale(grad_output, reduction, total_weight)
+        input_shape = tuple(input.shape)
         columns = input_shape[1] if len(input_shape) > 1 else input_shape[0]
-        target = (xp.arange(columns) == ctx.classes[:, None]) & ctx.valid[:, None]  # a scatter without add.at
-        grad_rows = grad_where(target, -ctx.row_weight[:, None] * scale)
-        return Tensor(from_rows(grad_rows.astype(grad.array.dtype, copy=False), input_shape)), \
-            None, None, None, None
+        picked = (xp.arange(columns) == classes[:, None]) & valid[:, None]  # a scatter without add.at
+        grad_rows = grad_where(picked, -row_weight[:, None] * scale)
+        ctx.arguments = (target, weight, ignore_index, reduction)
+        return Tensor(from_rows(grad_rows.astype(grad_output.array.dtype, copy=False), input_shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return NLL.apply(grad, *ctx.arguments), None, None, None, None, None, None
 
 
 # --- binary cross-entropy: elementwise, one loss per element ------------------------------------------
@@ -374,27 +395,6 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
-class MseLoss(Function):
-    """lossᵢ = (xᵢ − yᵢ)², reduced;   d loss / dxᵢ = 2 (xᵢ − yᵢ) · g / N for 'mean' (g for 'sum',
-    gᵢ for 'none'), and d loss / dyᵢ = − d loss / dxᵢ. Broadcast operands get their gradients summed back."""
-
-    @staticmethod
-    def forward(ctx, input, target, reduction):
-        dtype = result_type(input, target)
-        ctx.diff = input.array.astype(dtype.numpy, copy=False) - target.array.astype(dtype.numpy, copy=False)
-        ctx.reduction = reduction
-        squared = ctx.diff * ctx.diff
-        if reduction == "none":
-            return Tensor(squared)
-        return Tensor(squared.sum() if reduction == "sum" else squared.mean())
-
-    @staticmethod
-    def backward(ctx, grad):
-        scale = 2.0 / ctx.diff.size if ctx.reduction == "mean" else 2.0
-        grad_input = Tensor(ctx.diff * (grad.array * scale))
-        return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None
-
-
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (one ``MseLoss`` node).
 
@@ -404,7 +404,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
     reduction = checks.resolve_reduction(reduction)
     checks.check_mse(input, target)
     if weight is None:
-        return MseLoss.apply(input, target, reduction)
+        return MseLoss.apply(input, target, reduction, None)
     checks.check_mse_weight(weight, input)
     diff = input - target
     squared = diff * diff * weight
@@ -419,7 +419,10 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
 
 class _DifferenceLoss(Function):
     """lossᵢ = f(dᵢ), dᵢ = xᵢ − yᵢ, reduced;  d loss/dxᵢ = f′(dᵢ)·g (÷ N for 'mean'),  d loss/dyᵢ = −that.
-    Subclasses give f (``value``) and f′ (``slope``) side by side."""
+    Subclasses give f (``value``), f′ (``slope``) and f″ (``curvature``, piecewise constant) side by side;
+    the derivative is :class:`DifferenceLossBackward`, whose own derivative uses f′ and f″."""
+
+    differentiable_backward = True
 
     @staticmethod
     def value(d: Any, parameter: float) -> Any:
@@ -429,11 +432,17 @@ class _DifferenceLoss(Function):
     def slope(d: Any, parameter: float) -> Any:
         raise NotImplementedError
 
+    @staticmethod
+    def curvature(d: Any, parameter: float) -> Any:
+        """f″(d) as an array or a number; None where it is 0 everywhere."""
+        raise NotImplementedError
+
     @classmethod
     def forward(cls, ctx, input, target, reduction, parameter):
         dtype = result_type(input, target).numpy
         ctx.diff = input.array.astype(dtype, copy=False) - target.array.astype(dtype, copy=False)
         ctx.reduction, ctx.parameter = reduction, parameter
+        ctx.inputs = (input, target)  # for the backward's edges (their values are in ctx.diff)
         losses = cls.value(ctx.diff, parameter)
         if reduction == "none":
             return Tensor(losses)
@@ -441,13 +450,67 @@ class _DifferenceLoss(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
-        scale = grad.array / ctx.diff.size if ctx.reduction == "mean" else grad.array
-        grad_input = Tensor((cls.slope(ctx.diff, ctx.parameter) * scale).astype(ctx.diff.dtype, copy=False))
+        grad_input = DifferenceLossBackward.apply(grad, *ctx.inputs, ctx.diff, ctx.reduction, ctx.parameter,
+                                                  cls)
         return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None, None
 
 
+class DifferenceLossBackward(Function):
+    """dx = f′(d)·g·k (k = 1/N for 'mean', else 1; dy = −dx) as a function of the loss's gradient g, x, y:
+
+        d⟨ε, dx⟩/dg = Σ f′(d)·ε·k (one term per element for 'none'),    d⟨ε, dx⟩/dx = f″(d)·g·k·ε = −d/dy.
+
+    f″ is piecewise constant, so the next derivative in x and y is 0 (PyTorch's ``*_double_backward``).
+    """
+
+    graph_inputs = (0, 1, 2)  # grad_output, input, target
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, target, diff, reduction, parameter, loss):  # noqa: A002
+        ctx._name = loss.__name__ + "BackwardBackward0"  # PyTorch's MseLossBackwardBackward0, ...
+        g = grad_output.array
+        scale = g / diff.size if reduction == "mean" else g
+        ctx.inputs, ctx.arguments = (input, target), (diff, reduction, parameter, loss)
+        ctx.save_for_backward(grad_output)
+        return Tensor((loss.slope(diff, parameter) * scale).astype(diff.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, gg):
+        (grad,) = ctx.saved_tensors
+        diff, reduction, parameter, loss = ctx.arguments
+        grad_grad = grad_input = None
+        if ctx.needs_input_grad[0]:
+            per_element = DifferenceLossBackward.apply(gg, *ctx.inputs, diff, "none", parameter, loss)
+            grad_grad = per_element if reduction == "none" else \
+                per_element.sum() if reduction == "sum" else per_element.mean()
+        curvature = loss.curvature(diff, parameter)
+        if curvature is not None:
+            if not isinstance(curvature, (int, float)):
+                curvature = Tensor(curvature)
+            grad_input = gg * grad * (curvature / diff.size if reduction == "mean" else curvature)
+        grad_target = None if grad_input is None else -grad_input
+        return grad_grad, grad_input, grad_target, None, None, None, None
+
+
+class MseLoss(_DifferenceLoss):
+    """f(d) = d²;   f′(d) = 2d,   f″(d) = 2. Broadcast operands get their gradients summed back."""
+
+    @staticmethod
+    def value(d: Any, parameter: float) -> Any:
+        return d * d
+
+    @staticmethod
+    def slope(d: Any, parameter: float) -> Any:
+        return 2 * d
+
+    @staticmethod
+    def curvature(d: Any, parameter: float) -> Any:
+        return 2.0
+
+
 class L1Loss(_DifferenceLoss):
-    """f(d) = |d|;   f′(d) = sign d (0 at 0 and at nan)."""
+    """f(d) = |d|;   f′(d) = sign d (0 at 0 and at nan),   f″(d) = 0."""
 
     @staticmethod
     def value(d: Any, parameter: float) -> Any:
@@ -457,9 +520,13 @@ class L1Loss(_DifferenceLoss):
     def slope(d: Any, parameter: float) -> Any:
         return sign_array(get_array_module(d), d)  # 0 at a nan d, as PyTorch
 
+    @staticmethod
+    def curvature(d: Any, parameter: float) -> Any:
+        return None
+
 
 class SmoothL1Loss(_DifferenceLoss):
-    """f(d) = ½d²/β where |d| < β, else |d| − ½β;   f′(d) = d/β inside, sign d outside."""
+    """f(d) = ½d²/β where |d| < β, else |d| − ½β;   f′(d) = d/β inside, sign d outside;   f″ = 1/β inside."""
 
     @staticmethod
     def value(d: Any, beta: float) -> Any:
@@ -472,9 +539,13 @@ class SmoothL1Loss(_DifferenceLoss):
         xp = get_array_module(d)
         return xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
 
+    @staticmethod
+    def curvature(d: Any, beta: float) -> Any:
+        return ((get_array_module(d).abs(d) < beta) / beta).astype(d.dtype)
+
 
 class HuberLoss(_DifferenceLoss):
-    """f(d) = ½d² where |d| < δ, else δ(|d| − ½δ);   f′(d) = d inside, δ·sign d outside."""
+    """f(d) = ½d² where |d| < δ, else δ(|d| − ½δ);   f′(d) = d inside, δ·sign d outside;   f″ = 1 inside."""
 
     @staticmethod
     def value(d: Any, delta: float) -> Any:
@@ -486,6 +557,10 @@ class HuberLoss(_DifferenceLoss):
     def slope(d: Any, delta: float) -> Any:
         xp = get_array_module(d)
         return xp.clip(d, -delta, delta)
+
+    @staticmethod
+    def curvature(d: Any, delta: float) -> Any:
+        return (get_array_module(d).abs(d) < delta).astype(d.dtype)
 
 
 def _weighted(losses: Tensor, weight: Tensor, reduction: str, normalise: bool) -> Tensor:
