@@ -27,6 +27,7 @@ from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
 from minigrad.ops._checks import loss as checks
 from minigrad.ops._util import grad_where, ieee_results, sign_array
+from minigrad.ops.elementwise import where
 from minigrad.ops.softmax import log_softmax, log_softmax_array
 from minigrad.tensor import Tensor
 
@@ -47,6 +48,22 @@ def from_rows(rows: Any, shape: tuple) -> Any:
         return rows.reshape(shape)
     moved = rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],))
     return get_array_module(rows).moveaxis(moved, -1, 1)
+
+
+def rows_of(t: Tensor) -> Tensor:
+    """:func:`to_rows` in tensor operations (so that a backward using it can be differentiated)."""
+    if t.ndim == 1:
+        return t.reshape(1, -1)
+    if t.ndim == 2:
+        return t
+    return t.movedim(1, -1).reshape(-1, t.shape[1])
+
+
+def unrows(rows: Tensor, shape: tuple) -> Tensor:
+    """:func:`from_rows` in tensor operations."""
+    if len(shape) <= 2:
+        return rows.reshape(shape)
+    return rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],)).movedim(-1, 1)
 
 
 def _row_weights(ctx: Any, target: Tensor, weight: Tensor | None, ignore_index: int, dtype: Any) -> Any:
@@ -88,9 +105,21 @@ def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Any:
     return g / (total_weight + (total_weight == 0))  # Σ aᵢ = 0 means every aᵢ = 0: any finite scale
 
 
+def _row_scale_tensor(grad: Tensor, reduction: str, total_weight: Any) -> Tensor:
+    """:func:`_row_scale` in tensor operations."""
+    if reduction == "none":
+        return grad.reshape(-1, 1)
+    if reduction == "sum":
+        return grad
+    denominator = total_weight + (total_weight == 0)
+    return grad / Tensor(get_array_module(grad).asarray(denominator, dtype=grad.array.dtype))
+
+
 class CrossEntropy(Function):
     """loss = −Σ_c q_c log_softmax(x)_c with q the (smoothed) one-hot target;  dℓ = −scale · q on the rows
     not ignored (exactly 0 on ignored rows, whatever they hold), dx = dℓ − softmax · Σ_c dℓ_c."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing):
@@ -109,31 +138,34 @@ class CrossEntropy(Function):
         ctx.total_weight = a.sum()
         ctx.settings = (reduction, label_smoothing, input.shape)
         ctx.row_weight = a
-        ctx.save_for_backward(Tensor(logp), weight)
+        ctx.save_for_backward(input, weight)
         return Tensor(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
-        logp, weight = ctx.saved_tensors
-        xp = get_array_module(grad)
+        input, weight = ctx.saved_tensors
+        xp = get_array_module(input)
         reduction, smoothing, input_shape = ctx.settings
-        probs = xp.exp(logp.array)
-        scale = _row_scale(grad, reduction, ctx.total_weight)
+        rows = rows_of(input)
+        classes = rows.shape[1]
+        scale = _row_scale_tensor(grad, reduction, ctx.total_weight)
         valid = ctx.valid[:, None]
-        target = (xp.arange(probs.shape[1]) == ctx.classes[:, None]) & valid
-        grad_logp = grad_where(target, -ctx.row_weight[:, None] * scale * (1 - smoothing))
+        picked = Tensor((xp.arange(classes) == ctx.classes[:, None]) & valid)
+        grad_logp = where(picked, scale * Tensor(-ctx.row_weight[:, None] * (1 - smoothing)), 0.0)
         if smoothing > 0:
-            classes = probs.shape[1]
-            w = xp.ones(classes, dtype=probs.dtype) if weight is None else weight.array.astype(probs.dtype)
-            grad_logp = grad_logp + grad_where(valid, -(smoothing / classes) * scale * w)  # d(Σ_c −w_c ℓ_c)
+            dtype = rows.dtype.numpy
+            w = xp.ones(classes, dtype=dtype) if weight is None else weight.array.astype(dtype)
+            grad_logp = grad_logp + where(Tensor(valid), scale * Tensor(-(smoothing / classes) * w), 0.0)
         # log_softmax's backward, as PyTorch composes it (a nan row of x stays nan even when ignored)
-        grad_rows = grad_logp - probs * grad_logp.sum(axis=1, keepdims=True)
-        return Tensor(from_rows(grad_rows.astype(probs.dtype, copy=False), input_shape)), \
-            None, None, None, None, None
+        grad_rows = grad_logp - rows.softmax(1) * grad_logp.sum(1, keepdim=True)
+        return unrows(grad_rows, input_shape), None, None, None, None, None
 
 
 class CrossEntropyProbs(Function):
-    """Soft targets q (x's shape): loss = −Σ_c w_c q_c log_softmax(x)_c;   dx = (Σ_c w_c q_c) p − w ⊙ q."""
+    """Soft targets q (x's shape): loss = −Σ_c w_c q_c log_softmax(x)_c;   dx = (Σ_c w_c q_c) p − w ⊙ q,
+    dq = −w ⊙ log_softmax(x) (times 1 − ε with label smoothing ε)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, reduction, label_smoothing):
@@ -146,25 +178,28 @@ class CrossEntropyProbs(Function):
         logp = log_softmax_array(x, axis=1)
         per_row = -(w * q * logp).sum(axis=1)
         ctx.settings = (reduction, label_smoothing, input.shape, x.shape[0])
-        ctx.save_for_backward(Tensor(logp), Tensor(q), weight)
+        ctx.save_for_backward(input, target, weight)
         batch = target.shape[:1] + target.shape[2:] if target.ndim > 1 else ()
         return Tensor(_reduce(per_row, reduction, x.shape[0], batch))
 
     @staticmethod
     def backward(ctx, grad):
-        logp, q, weight = ctx.saved_tensors
-        xp = get_array_module(grad)
-        reduction, smoothing, input_shape, rows = ctx.settings
-        w = 1 if weight is None else weight.array.astype(logp.dtype.numpy, copy=False)
-        scale = _row_scale(grad, reduction, rows)
-        weighted_q = w * q.array
+        input, target, weight = ctx.saved_tensors
+        reduction, smoothing, input_shape, count = ctx.settings
+        rows, q = rows_of(input), rows_of(target)
+        if smoothing > 0:
+            q = q * (1 - smoothing) + smoothing / rows.shape[1]
+        w = None if weight is None else Tensor(weight.array.astype(rows.dtype.numpy, copy=False))
+        weighted_q = q if w is None else w * q
+        scale = _row_scale_tensor(grad, reduction, count)
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
-            probs = xp.exp(logp.array)
-            grad_rows = scale * (weighted_q.sum(axis=1, keepdims=True) * probs - weighted_q)
-            grad_input = Tensor(from_rows(grad_rows, input_shape))
+            grad_rows = scale * (weighted_q.sum(1, keepdim=True) * rows.softmax(1) - weighted_q)
+            grad_input = unrows(grad_rows, input_shape)
         if ctx.needs_input_grad[1]:
-            grad_target = Tensor(from_rows(-scale * (1 - smoothing) * w * logp.array, input_shape))
+            logp = rows.log_softmax(1)
+            grad_rows = -scale * (1 - smoothing) * (logp if w is None else w * logp)
+            grad_target = unrows(grad_rows, input_shape)
         return grad_input, grad_target, None, None, None
 
 
@@ -245,9 +280,9 @@ def _reduce_elements(loss: Any, reduction: str) -> Any:
         return loss.sum() / loss.size
 
 
-def _element_scale(grad: Tensor, reduction: str, count: int) -> Any:
+def _element_scale(grad: Tensor, reduction: str, count: int) -> Tensor:
     """∂ out / ∂ lossᵢ: the incoming gradient itself ('none', 'sum'), or divided by the count ('mean')."""
-    return grad.array / max(count, 1) if reduction == "mean" else grad.array
+    return grad / max(count, 1) if reduction == "mean" else grad
 
 
 def _as_arrays(dtype: Any, *tensors: Tensor | None) -> list:
@@ -267,6 +302,8 @@ class BinaryCrossEntropyWithLogits(Function):
     back to p's and w's shapes. (PyTorch refuses weight and pos_weight that require grad.)
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, input, target, weight, pos_weight, reduction):
         dtype = result_type(input, target).numpy
@@ -281,25 +318,32 @@ class BinaryCrossEntropyWithLogits(Function):
     @staticmethod
     def backward(ctx, grad):
         input, target, weight, pos_weight = ctx.saved_tensors
-        x, y, p, w = _as_arrays(result_type(input, target).numpy, input, target, pos_weight, weight)
-        scale = _element_scale(grad, ctx.reduction, x.size)
+        dtype = result_type(input, target)
+        x, y = input.to(dtype), target.to(dtype)
+        p, w = (None if t is None else t.to(dtype) for t in (pos_weight, weight))
+        scale = _element_scale(grad, ctx.reduction, x.numel())
         weighted = scale if w is None else scale * w
         need_x, need_y, need_w, need_p, _ = ctx.needs_input_grad
-        softplus = softplus_neg(x) if need_y or need_w or need_p else None
+        softplus = softplus_neg_of(x) if need_y or need_w or need_p else None
         grad_x = grad_y = grad_w = grad_p = None
         if need_x:
             if p is None:
-                grad_x = Tensor(weighted * (sigmoid_of(x) - y))
+                grad_x = weighted * (x.sigmoid() - y)
             else:
                 py = p * y
-                grad_x = Tensor(weighted * ((1 + py - y) * sigmoid_of(x) - py))
+                grad_x = weighted * ((1 + py - y) * x.sigmoid() - py)
         if need_y:
-            grad_y = Tensor(weighted * (-x if p is None else -x + (p - 1) * softplus))
+            grad_y = weighted * (-x if p is None else -x + (p - 1) * softplus)
         if need_w:
-            grad_w = Tensor(scale * _logits_unweighted(x, y, p, softplus))
+            grad_w = scale * _logits_unweighted(x, y, p, softplus)
         if need_p:
-            grad_p = Tensor(weighted * y * softplus)
+            grad_p = weighted * y * softplus
         return grad_x, grad_y, grad_w, grad_p, None
+
+
+def softplus_neg_of(x: Tensor) -> Tensor:
+    """:func:`softplus_neg` in tensor operations: max(−x, 0) + log1p(e^−|x|)."""
+    return (-x).clamp(min=0) + (-x.abs()).exp().log1p()
 
 
 def _logits_unweighted(x: Any, y: Any, p: Any, softplus: Any) -> Any:
@@ -317,6 +361,8 @@ class BinaryCrossEntropy(Function):
     (PyTorch refuses a weight that requires grad.)
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, input, target, weight, reduction):
         x, y = input.array, target.array
@@ -329,20 +375,17 @@ class BinaryCrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, target, weight = ctx.saved_tensors
-        xp = get_array_module(input)
-        x, y = input.array, target.array
-        scale = _element_scale(grad, ctx.reduction, x.size)
-        weighted = scale if weight is None else scale * weight.array.astype(x.dtype, copy=False)
+        x, y, weight = ctx.saved_tensors
+        scale = _element_scale(grad, ctx.reduction, x.numel())
+        weighted = scale if weight is None else scale * weight.to(x.dtype)
         need_x, need_y, need_w, _ = ctx.needs_input_grad
         grad_x = grad_y = grad_w = None
         if need_x:
-            grad_x = Tensor(weighted * (x - y) / xp.maximum(x * (1 - x), 1e-12))
+            grad_x = weighted * (x - y) / (x * (1 - x)).clamp(min=1e-12)
         if need_y:
-            # logit(0) = −inf and logit(1) = inf, as PyTorch's
-            grad_y = Tensor(weighted * -xp.log(x / (1 - x)))
+            grad_y = weighted * -(x / (1 - x)).log()  # logit(0) = −inf and logit(1) = inf, as PyTorch's
         if need_w:
-            grad_w = Tensor(scale * _bce_unweighted(x, y))
+            grad_w = scale * ((y - 1) * (-x).log1p().clamp(min=-100) - y * x.log().clamp(min=-100))
         return grad_x, grad_y, grad_w, None
 
 
@@ -611,6 +654,8 @@ class XLogX(Function):
     """y = x·log x with 0·log 0 = 0 (PyTorch's xlogy(x, x));  dy/dx = log x + 1, and at x = 0 PyTorch's
     xlogy(x ≠ 0, x) + x / x = nan."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         xp = get_array_module(a)
@@ -621,10 +666,8 @@ class XLogX(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        xp = get_array_module(a)
-        x = a.array
-        return Tensor(grad.array * (xp.where(x == 0, x.dtype.type(0), xp.log(x)) + x / x))
+        (x,) = ctx.saved_tensors
+        return grad * (where(x == 0, 0.0, x.log()) + x / x)
 
 
 def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False) -> Tensor:
