@@ -168,7 +168,8 @@ def test_batch_norm_third_derivative_matches_torch():
 
 def _gradient_penalty(m, images, parameters):
     """WGAN-GP: a critic (conv, relu, max-pool, batch norm, linear), the penalty (‖∂critic/∂x‖ − 1)²
-    averaged over the batch, and its gradient w.r.t. every weight."""
+    averaged over the batch, and its gradient w.r.t. every weight (0 for the biases of batch norm and
+    the linear layer, which the critic's gradient does not see)."""
     conv_w, conv_b, bn_w, bn_b, lin_w, lin_b = (m.tensor(p, requires_grad=True) for p in parameters)
     x = m.tensor(images, requires_grad=True)
     h = m.nn.functional.conv2d(x, conv_w, conv_b, padding=1)
@@ -177,7 +178,9 @@ def _gradient_penalty(m, images, parameters):
     scores = m.nn.functional.linear(h.flatten(1), lin_w, lin_b)
     (grad_x,) = m.autograd.grad(scores.sum(), [x], create_graph=True)
     penalty = ((grad_x.flatten(1).norm(dim=1) - 1) ** 2).mean()
-    return penalty, m.autograd.grad(penalty, [conv_w, conv_b, bn_w, bn_b, lin_w, lin_b])
+    weights = [conv_w, conv_b, bn_w, bn_b, lin_w, lin_b]
+    grads = m.autograd.grad(penalty, weights, allow_unused=True)  # ∂critic/∂x does not depend on the biases
+    return penalty, [m.zeros_like(w) if g is None else g for g, w in zip(grads, weights)]
 
 
 def test_gradient_penalty_of_a_small_cnn_matches_torch():
@@ -188,6 +191,7 @@ def test_gradient_penalty_of_a_small_cnn_matches_torch():
     theirs = reference(lambda torch: _gradient_penalty(torch, images, parameters),
                        inputs={"images": images, "parameters": parameters})
     penalty, grads = _gradient_penalty(mg, images, parameters)
-    numpy.testing.assert_allclose(penalty.numpy(), theirs[0], rtol=1e-9)
+    numpy.testing.assert_allclose(penalty.detach().numpy(), theirs[0], rtol=1e-9)
     for ours, expected in zip(grads, theirs[1]):
         numpy.testing.assert_allclose(ours.numpy(), expected, rtol=1e-8, atol=1e-12)
+    assert numpy.any(grads[0].numpy()) and numpy.any(grads[2].numpy())  # conv and batch norm weights
