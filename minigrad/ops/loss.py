@@ -27,6 +27,7 @@ from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
 from minigrad.ops._checks import loss as checks
 from minigrad.ops._util import grad_where, ieee_results, sign_array
+from minigrad.ops.elementwise import where
 from minigrad.ops.softmax import log_softmax, log_softmax_array
 from minigrad.tensor import Tensor
 
@@ -47,6 +48,22 @@ def from_rows(rows: Any, shape: tuple) -> Any:
         return rows.reshape(shape)
     moved = rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],))
     return get_array_module(rows).moveaxis(moved, -1, 1)
+
+
+def rows_of(t: Tensor) -> Tensor:
+    """:func:`to_rows` in tensor operations (so that a backward using it can be differentiated)."""
+    if t.ndim == 1:
+        return t.reshape(1, -1)
+    if t.ndim == 2:
+        return t
+    return t.movedim(1, -1).reshape(-1, t.shape[1])
+
+
+def unrows(rows: Tensor, shape: tuple) -> Tensor:
+    """:func:`from_rows` in tensor operations."""
+    if len(shape) <= 2:
+        return rows.reshape(shape)
+    return rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],)).movedim(-1, 1)
 
 
 def _row_weights(ctx: Any, target: Tensor, weight: Tensor | None, ignore_index: int, dtype: Any) -> Any:
@@ -88,9 +105,21 @@ def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Any:
     return g / (total_weight + (total_weight == 0))  # Σ aᵢ = 0 means every aᵢ = 0: any finite scale
 
 
+def _row_scale_tensor(grad: Tensor, reduction: str, total_weight: Any) -> Tensor:
+    """:func:`_row_scale` in tensor operations."""
+    if reduction == "none":
+        return grad.reshape(-1, 1)
+    if reduction == "sum":
+        return grad
+    denominator = total_weight + (total_weight == 0)
+    return grad / Tensor(get_array_module(grad).asarray(denominator, dtype=grad.array.dtype))
+
+
 class CrossEntropy(Function):
     """loss = −Σ_c q_c log_softmax(x)_c with q the (smoothed) one-hot target;  dℓ = −scale · q on the rows
     not ignored (exactly 0 on ignored rows, whatever they hold), dx = dℓ − softmax · Σ_c dℓ_c."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing):
@@ -109,31 +138,34 @@ class CrossEntropy(Function):
         ctx.total_weight = a.sum()
         ctx.settings = (reduction, label_smoothing, input.shape)
         ctx.row_weight = a
-        ctx.save_for_backward(Tensor(logp), weight)
+        ctx.save_for_backward(input, weight)
         return Tensor(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
-        logp, weight = ctx.saved_tensors
-        xp = get_array_module(grad)
+        input, weight = ctx.saved_tensors
+        xp = get_array_module(input)
         reduction, smoothing, input_shape = ctx.settings
-        probs = xp.exp(logp.array)
-        scale = _row_scale(grad, reduction, ctx.total_weight)
+        rows = rows_of(input)
+        classes = rows.shape[1]
+        scale = _row_scale_tensor(grad, reduction, ctx.total_weight)
         valid = ctx.valid[:, None]
-        target = (xp.arange(probs.shape[1]) == ctx.classes[:, None]) & valid
-        grad_logp = grad_where(target, -ctx.row_weight[:, None] * scale * (1 - smoothing))
+        picked = Tensor((xp.arange(classes) == ctx.classes[:, None]) & valid)
+        grad_logp = where(picked, scale * Tensor(-ctx.row_weight[:, None] * (1 - smoothing)), 0.0)
         if smoothing > 0:
-            classes = probs.shape[1]
-            w = xp.ones(classes, dtype=probs.dtype) if weight is None else weight.array.astype(probs.dtype)
-            grad_logp = grad_logp + grad_where(valid, -(smoothing / classes) * scale * w)  # d(Σ_c −w_c ℓ_c)
+            dtype = rows.dtype.numpy
+            w = xp.ones(classes, dtype=dtype) if weight is None else weight.array.astype(dtype)
+            grad_logp = grad_logp + where(Tensor(valid), scale * Tensor(-(smoothing / classes) * w), 0.0)
         # log_softmax's backward, as PyTorch composes it (a nan row of x stays nan even when ignored)
-        grad_rows = grad_logp - probs * grad_logp.sum(axis=1, keepdims=True)
-        return Tensor(from_rows(grad_rows.astype(probs.dtype, copy=False), input_shape)), \
-            None, None, None, None, None
+        grad_rows = grad_logp - rows.softmax(1) * grad_logp.sum(1, keepdim=True)
+        return unrows(grad_rows, input_shape), None, None, None, None, None
 
 
 class CrossEntropyProbs(Function):
-    """Soft targets q (x's shape): loss = −Σ_c w_c q_c log_softmax(x)_c;   dx = (Σ_c w_c q_c) p − w ⊙ q."""
+    """Soft targets q (x's shape): loss = −Σ_c w_c q_c log_softmax(x)_c;   dx = (Σ_c w_c q_c) p − w ⊙ q,
+    dq = −w ⊙ log_softmax(x) (times 1 − ε with label smoothing ε)."""
+
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, reduction, label_smoothing):
@@ -146,25 +178,28 @@ class CrossEntropyProbs(Function):
         logp = log_softmax_array(x, axis=1)
         per_row = -(w * q * logp).sum(axis=1)
         ctx.settings = (reduction, label_smoothing, input.shape, x.shape[0])
-        ctx.save_for_backward(Tensor(logp), Tensor(q), weight)
+        ctx.save_for_backward(input, target, weight)
         batch = target.shape[:1] + target.shape[2:] if target.ndim > 1 else ()
         return Tensor(_reduce(per_row, reduction, x.shape[0], batch))
 
     @staticmethod
     def backward(ctx, grad):
-        logp, q, weight = ctx.saved_tensors
-        xp = get_array_module(grad)
-        reduction, smoothing, input_shape, rows = ctx.settings
-        w = 1 if weight is None else weight.array.astype(logp.dtype.numpy, copy=False)
-        scale = _row_scale(grad, reduction, rows)
-        weighted_q = w * q.array
+        input, target, weight = ctx.saved_tensors
+        reduction, smoothing, input_shape, count = ctx.settings
+        rows, q = rows_of(input), rows_of(target)
+        if smoothing > 0:
+            q = q * (1 - smoothing) + smoothing / rows.shape[1]
+        w = None if weight is None else Tensor(weight.array.astype(rows.dtype.numpy, copy=False))
+        weighted_q = q if w is None else w * q
+        scale = _row_scale_tensor(grad, reduction, count)
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
-            probs = xp.exp(logp.array)
-            grad_rows = scale * (weighted_q.sum(axis=1, keepdims=True) * probs - weighted_q)
-            grad_input = Tensor(from_rows(grad_rows, input_shape))
+            grad_rows = scale * (weighted_q.sum(1, keepdim=True) * rows.softmax(1) - weighted_q)
+            grad_input = unrows(grad_rows, input_shape)
         if ctx.needs_input_grad[1]:
-            grad_target = Tensor(from_rows(-scale * (1 - smoothing) * w * logp.array, input_shape))
+            logp = rows.log_softmax(1)
+            grad_rows = -scale * (1 - smoothing) * (logp if w is None else w * logp)
+            grad_target = unrows(grad_rows, input_shape)
         return grad_input, grad_target, None, None, None
 
 
@@ -174,6 +209,7 @@ class NLL(Function):
 
     node_name = "NllLossBackward0"
     graph_inputs = (0,)  # the class indices carry no gradient: PyTorch's node has one input
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
@@ -183,21 +219,41 @@ class NLL(Function):
         picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
         ctx.total_weight = a.sum()
         ctx.row_weight = a
-        ctx.settings = (reduction, input.shape)
+        ctx.arguments = (target, weight, ignore_index, reduction)
+        ctx.input = input  # for the backward's edge and shape (only its shape is read)
         with ieee_results():
             per_row = grad_where(ctx.valid, -a * picked)
         return Tensor(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
-        xp = get_array_module(grad)
-        reduction, input_shape = ctx.settings
-        scale = _row_scale(grad, reduction, ctx.total_weight)
+        rows = (ctx.classes, ctx.valid, ctx.row_weight, ctx.total_weight)
+        return NllLossBackward.apply(grad, ctx.input, rows, *ctx.arguments), None, None, None, None
+
+
+class NllLossBackward(Function):
+    """dℓ = −scaleᵢ · aᵢ at column tᵢ (0 elsewhere) as a function of the loss's gradient: linear in it,
+    and its adjoint is the loss itself, so d⟨dℓ, ε⟩/d(grad) = nll_loss(ε) (d/dℓ = 0)."""
+
+    node_name = "NllLossBackwardBackward0"
+    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, rows, target, weight, ignore_index, reduction):  # noqa: A002
+        xp = get_array_module(grad_output)
+        classes, valid, row_weight, total_weight = rows
+        scale = _row_scale(grad_output, reduction, total_weight)
+        input_shape = tuple(input.shape)
         columns = input_shape[1] if len(input_shape) > 1 else input_shape[0]
-        target = (xp.arange(columns) == ctx.classes[:, None]) & ctx.valid[:, None]  # a scatter without add.at
-        grad_rows = grad_where(target, -ctx.row_weight[:, None] * scale)
-        return Tensor(from_rows(grad_rows.astype(grad.array.dtype, copy=False), input_shape)), \
-            None, None, None, None
+        picked = (xp.arange(columns) == classes[:, None]) & valid[:, None]  # a scatter without add.at
+        grad_rows = grad_where(picked, -row_weight[:, None] * scale)
+        ctx.arguments = (target, weight, ignore_index, reduction)
+        return Tensor(from_rows(grad_rows.astype(grad_output.array.dtype, copy=False), input_shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return NLL.apply(grad, *ctx.arguments), None, None, None, None, None, None
 
 
 # --- binary cross-entropy: elementwise, one loss per element ------------------------------------------
@@ -224,9 +280,9 @@ def _reduce_elements(loss: Any, reduction: str) -> Any:
         return loss.sum() / loss.size
 
 
-def _element_scale(grad: Tensor, reduction: str, count: int) -> Any:
+def _element_scale(grad: Tensor, reduction: str, count: int) -> Tensor:
     """∂ out / ∂ lossᵢ: the incoming gradient itself ('none', 'sum'), or divided by the count ('mean')."""
-    return grad.array / max(count, 1) if reduction == "mean" else grad.array
+    return grad / max(count, 1) if reduction == "mean" else grad
 
 
 def _as_arrays(dtype: Any, *tensors: Tensor | None) -> list:
@@ -246,6 +302,8 @@ class BinaryCrossEntropyWithLogits(Function):
     back to p's and w's shapes. (PyTorch refuses weight and pos_weight that require grad.)
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, input, target, weight, pos_weight, reduction):
         dtype = result_type(input, target).numpy
@@ -260,25 +318,32 @@ class BinaryCrossEntropyWithLogits(Function):
     @staticmethod
     def backward(ctx, grad):
         input, target, weight, pos_weight = ctx.saved_tensors
-        x, y, p, w = _as_arrays(result_type(input, target).numpy, input, target, pos_weight, weight)
-        scale = _element_scale(grad, ctx.reduction, x.size)
+        dtype = result_type(input, target)
+        x, y = input.to(dtype), target.to(dtype)
+        p, w = (None if t is None else t.to(dtype) for t in (pos_weight, weight))
+        scale = _element_scale(grad, ctx.reduction, x.numel())
         weighted = scale if w is None else scale * w
         need_x, need_y, need_w, need_p, _ = ctx.needs_input_grad
-        softplus = softplus_neg(x) if need_y or need_w or need_p else None
+        softplus = softplus_neg_of(x) if need_y or need_w or need_p else None
         grad_x = grad_y = grad_w = grad_p = None
         if need_x:
             if p is None:
-                grad_x = Tensor(weighted * (sigmoid_of(x) - y))
+                grad_x = weighted * (x.sigmoid() - y)
             else:
                 py = p * y
-                grad_x = Tensor(weighted * ((1 + py - y) * sigmoid_of(x) - py))
+                grad_x = weighted * ((1 + py - y) * x.sigmoid() - py)
         if need_y:
-            grad_y = Tensor(weighted * (-x if p is None else -x + (p - 1) * softplus))
+            grad_y = weighted * (-x if p is None else -x + (p - 1) * softplus)
         if need_w:
-            grad_w = Tensor(scale * _logits_unweighted(x, y, p, softplus))
+            grad_w = scale * _logits_unweighted(x, y, p, softplus)
         if need_p:
-            grad_p = Tensor(weighted * y * softplus)
+            grad_p = weighted * y * softplus
         return grad_x, grad_y, grad_w, grad_p, None
+
+
+def softplus_neg_of(x: Tensor) -> Tensor:
+    """:func:`softplus_neg` in tensor operations: max(−x, 0) + log1p(e^−|x|)."""
+    return (-x).clamp(min=0) + (-x.abs()).exp().log1p()
 
 
 def _logits_unweighted(x: Any, y: Any, p: Any, softplus: Any) -> Any:
@@ -296,6 +361,8 @@ class BinaryCrossEntropy(Function):
     (PyTorch refuses a weight that requires grad.)
     """
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, input, target, weight, reduction):
         x, y = input.array, target.array
@@ -308,20 +375,17 @@ class BinaryCrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, target, weight = ctx.saved_tensors
-        xp = get_array_module(input)
-        x, y = input.array, target.array
-        scale = _element_scale(grad, ctx.reduction, x.size)
-        weighted = scale if weight is None else scale * weight.array.astype(x.dtype, copy=False)
+        x, y, weight = ctx.saved_tensors
+        scale = _element_scale(grad, ctx.reduction, x.numel())
+        weighted = scale if weight is None else scale * weight.to(x.dtype)
         need_x, need_y, need_w, _ = ctx.needs_input_grad
         grad_x = grad_y = grad_w = None
         if need_x:
-            grad_x = Tensor(weighted * (x - y) / xp.maximum(x * (1 - x), 1e-12))
+            grad_x = weighted * (x - y) / (x * (1 - x)).clamp(min=1e-12)
         if need_y:
-            # logit(0) = −inf and logit(1) = inf, as PyTorch's
-            grad_y = Tensor(weighted * -xp.log(x / (1 - x)))
+            grad_y = weighted * -(x / (1 - x)).log()  # logit(0) = −inf and logit(1) = inf, as PyTorch's
         if need_w:
-            grad_w = Tensor(scale * _bce_unweighted(x, y))
+            grad_w = scale * ((y - 1) * (-x).log1p().clamp(min=-100) - y * x.log().clamp(min=-100))
         return grad_x, grad_y, grad_w, None
 
 
@@ -374,27 +438,6 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
-class MseLoss(Function):
-    """lossᵢ = (xᵢ − yᵢ)², reduced;   d loss / dxᵢ = 2 (xᵢ − yᵢ) · g / N for 'mean' (g for 'sum',
-    gᵢ for 'none'), and d loss / dyᵢ = − d loss / dxᵢ. Broadcast operands get their gradients summed back."""
-
-    @staticmethod
-    def forward(ctx, input, target, reduction):
-        dtype = result_type(input, target)
-        ctx.diff = input.array.astype(dtype.numpy, copy=False) - target.array.astype(dtype.numpy, copy=False)
-        ctx.reduction = reduction
-        squared = ctx.diff * ctx.diff
-        if reduction == "none":
-            return Tensor(squared)
-        return Tensor(squared.sum() if reduction == "sum" else squared.mean())
-
-    @staticmethod
-    def backward(ctx, grad):
-        scale = 2.0 / ctx.diff.size if ctx.reduction == "mean" else 2.0
-        grad_input = Tensor(ctx.diff * (grad.array * scale))
-        return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None
-
-
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean squared error: (input − target)² reduced by 'mean', 'sum' or 'none' (one ``MseLoss`` node).
 
@@ -404,7 +447,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
     reduction = checks.resolve_reduction(reduction)
     checks.check_mse(input, target)
     if weight is None:
-        return MseLoss.apply(input, target, reduction)
+        return MseLoss.apply(input, target, reduction, None)
     checks.check_mse_weight(weight, input)
     diff = input - target
     squared = diff * diff * weight
@@ -419,7 +462,10 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
 
 class _DifferenceLoss(Function):
     """lossᵢ = f(dᵢ), dᵢ = xᵢ − yᵢ, reduced;  d loss/dxᵢ = f′(dᵢ)·g (÷ N for 'mean'),  d loss/dyᵢ = −that.
-    Subclasses give f (``value``) and f′ (``slope``) side by side."""
+    Subclasses give f (``value``), f′ (``slope``) and f″ (``curvature``, piecewise constant) side by side;
+    the derivative is :class:`DifferenceLossBackward`, whose own derivative uses f′ and f″."""
+
+    differentiable_backward = True
 
     @staticmethod
     def value(d: Any, parameter: float) -> Any:
@@ -429,11 +475,17 @@ class _DifferenceLoss(Function):
     def slope(d: Any, parameter: float) -> Any:
         raise NotImplementedError
 
+    @staticmethod
+    def curvature(d: Any, parameter: float) -> Any:
+        """f″(d) as an array or a number; None where it is 0 everywhere."""
+        raise NotImplementedError
+
     @classmethod
     def forward(cls, ctx, input, target, reduction, parameter):
         dtype = result_type(input, target).numpy
         ctx.diff = input.array.astype(dtype, copy=False) - target.array.astype(dtype, copy=False)
         ctx.reduction, ctx.parameter = reduction, parameter
+        ctx.inputs = (input, target)  # for the backward's edges (their values are in ctx.diff)
         losses = cls.value(ctx.diff, parameter)
         if reduction == "none":
             return Tensor(losses)
@@ -441,13 +493,67 @@ class _DifferenceLoss(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
-        scale = grad.array / ctx.diff.size if ctx.reduction == "mean" else grad.array
-        grad_input = Tensor((cls.slope(ctx.diff, ctx.parameter) * scale).astype(ctx.diff.dtype, copy=False))
+        grad_input = DifferenceLossBackward.apply(grad, *ctx.inputs, ctx.diff, ctx.reduction, ctx.parameter,
+                                                  cls)
         return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None, None
 
 
+class DifferenceLossBackward(Function):
+    """dx = f′(d)·g·k (k = 1/N for 'mean', else 1; dy = −dx) as a function of the loss's gradient g, x, y:
+
+        d⟨ε, dx⟩/dg = Σ f′(d)·ε·k (one term per element for 'none'),    d⟨ε, dx⟩/dx = f″(d)·g·k·ε = −d/dy.
+
+    f″ is piecewise constant, so the next derivative in x and y is 0 (PyTorch's ``*_double_backward``).
+    """
+
+    graph_inputs = (0, 1, 2)  # grad_output, input, target
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, target, diff, reduction, parameter, loss):  # noqa: A002
+        ctx._name = loss.__name__ + "BackwardBackward0"  # PyTorch's MseLossBackwardBackward0, ...
+        g = grad_output.array
+        scale = g / diff.size if reduction == "mean" else g
+        ctx.inputs, ctx.arguments = (input, target), (diff, reduction, parameter, loss)
+        ctx.save_for_backward(grad_output)
+        return Tensor((loss.slope(diff, parameter) * scale).astype(diff.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, gg):
+        (grad,) = ctx.saved_tensors
+        diff, reduction, parameter, loss = ctx.arguments
+        grad_grad = grad_input = None
+        if ctx.needs_input_grad[0]:
+            per_element = DifferenceLossBackward.apply(gg, *ctx.inputs, diff, "none", parameter, loss)
+            grad_grad = per_element if reduction == "none" else \
+                per_element.sum() if reduction == "sum" else per_element.mean()
+        curvature = loss.curvature(diff, parameter)
+        if curvature is not None:
+            if not isinstance(curvature, (int, float)):
+                curvature = Tensor(curvature)
+            grad_input = gg * grad * (curvature / diff.size if reduction == "mean" else curvature)
+        grad_target = None if grad_input is None else -grad_input
+        return grad_grad, grad_input, grad_target, None, None, None, None
+
+
+class MseLoss(_DifferenceLoss):
+    """f(d) = d²;   f′(d) = 2d,   f″(d) = 2. Broadcast operands get their gradients summed back."""
+
+    @staticmethod
+    def value(d: Any, parameter: float) -> Any:
+        return d * d
+
+    @staticmethod
+    def slope(d: Any, parameter: float) -> Any:
+        return 2 * d
+
+    @staticmethod
+    def curvature(d: Any, parameter: float) -> Any:
+        return 2.0
+
+
 class L1Loss(_DifferenceLoss):
-    """f(d) = |d|;   f′(d) = sign d (0 at 0 and at nan)."""
+    """f(d) = |d|;   f′(d) = sign d (0 at 0 and at nan),   f″(d) = 0."""
 
     @staticmethod
     def value(d: Any, parameter: float) -> Any:
@@ -457,9 +563,13 @@ class L1Loss(_DifferenceLoss):
     def slope(d: Any, parameter: float) -> Any:
         return sign_array(get_array_module(d), d)  # 0 at a nan d, as PyTorch
 
+    @staticmethod
+    def curvature(d: Any, parameter: float) -> Any:
+        return None
+
 
 class SmoothL1Loss(_DifferenceLoss):
-    """f(d) = ½d²/β where |d| < β, else |d| − ½β;   f′(d) = d/β inside, sign d outside."""
+    """f(d) = ½d²/β where |d| < β, else |d| − ½β;   f′(d) = d/β inside, sign d outside;   f″ = 1/β inside."""
 
     @staticmethod
     def value(d: Any, beta: float) -> Any:
@@ -472,9 +582,13 @@ class SmoothL1Loss(_DifferenceLoss):
         xp = get_array_module(d)
         return xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
 
+    @staticmethod
+    def curvature(d: Any, beta: float) -> Any:
+        return ((get_array_module(d).abs(d) < beta) / beta).astype(d.dtype)
+
 
 class HuberLoss(_DifferenceLoss):
-    """f(d) = ½d² where |d| < δ, else δ(|d| − ½δ);   f′(d) = d inside, δ·sign d outside."""
+    """f(d) = ½d² where |d| < δ, else δ(|d| − ½δ);   f′(d) = d inside, δ·sign d outside;   f″ = 1 inside."""
 
     @staticmethod
     def value(d: Any, delta: float) -> Any:
@@ -486,6 +600,10 @@ class HuberLoss(_DifferenceLoss):
     def slope(d: Any, delta: float) -> Any:
         xp = get_array_module(d)
         return xp.clip(d, -delta, delta)
+
+    @staticmethod
+    def curvature(d: Any, delta: float) -> Any:
+        return (get_array_module(d).abs(d) < delta).astype(d.dtype)
 
 
 def _weighted(losses: Tensor, weight: Tensor, reduction: str, normalise: bool) -> Tensor:
@@ -536,6 +654,8 @@ class XLogX(Function):
     """y = x·log x with 0·log 0 = 0 (PyTorch's xlogy(x, x));  dy/dx = log x + 1, and at x = 0 PyTorch's
     xlogy(x ≠ 0, x) + x / x = nan."""
 
+    differentiable_backward = True
+
     @staticmethod
     def forward(ctx, a):
         xp = get_array_module(a)
@@ -546,10 +666,8 @@ class XLogX(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        xp = get_array_module(a)
-        x = a.array
-        return Tensor(grad.array * (xp.where(x == 0, x.dtype.type(0), xp.log(x)) + x / x))
+        (x,) = ctx.saved_tensors
+        return grad * (where(x == 0, 0.0, x.log()) + x / x)
 
 
 def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: bool = False) -> Tensor:

@@ -29,7 +29,8 @@ from minigrad.tensor import Tensor
 __all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
            "pool_output_size", "max_pool2d_forward", "max_pool2d_taps", "max_pool2d_backward",
            "avg_pool2d_forward", "avg_pool2d_backward", "adaptive_avg_pool2d", "adaptive_max_pool2d",
-           "AdaptiveAvgPool2dFunction", "AdaptiveMaxPool2dFunction", "adaptive_windows"]
+           "AdaptiveAvgPool2dFunction", "AdaptiveMaxPool2dFunction", "adaptive_windows", "MaxPool2dBackward",
+           "AvgPool2dBackward", "AdaptiveAvgPool2dBackward", "AdaptiveMaxPool2dBackward"]
 
 
 def pool_output_size(size: int, kernel: int, stride: int, padding: int, dilation: int,
@@ -339,6 +340,7 @@ class MaxPool2dFunction(Function):
     """y = max over each window;   dx: δ goes to the window's first maximum (tap by tap)."""
 
     node_name = "MaxPool2DWithIndicesBackward0"
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):  # noqa: A002
@@ -356,28 +358,79 @@ class MaxPool2dFunction(Function):
     @staticmethod
     def backward(ctx, grad_output, grad_indices=None):
         x, out = ctx.saved_tensors
-        grad = max_pool2d_backward(grad_output.array, x.array, *ctx.settings, out=out.array)
-        return Tensor(grad), None, None, None, None, None, None
+        return MaxPool2dBackward.apply(grad_output, x, out, *ctx.settings), None, None, None, None, None, None
+
+
+class MaxPool2dBackward(Function):
+    """dx = δ routed to each window's first maximum (:func:`max_pool2d_backward`), a function of δ and x.
+
+    Linear in δ, and piecewise constant in x (a small change of x does not move the maxima):
+
+        d⟨dx, ε⟩/dδ = ε read at each window's maximum,      d⟨dx, ε⟩/dx = 0.
+    """
+
+    node_name = "MaxPool2DWithIndicesBackwardBackward0"
+    graph_inputs = (0, 1)  # grad_output and input, as PyTorch's node
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, output, kernel_size, stride, padding, dilation,  # noqa: A002
+                ceil_mode):
+        ctx.settings = (kernel_size, stride, padding, dilation, ceil_mode)
+        ctx.save_for_backward(input)
+        return Tensor(max_pool2d_backward(grad_output.array, input.array, *ctx.settings, out=output.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        kernel_size, stride, padding, dilation, _ = ctx.settings
+        taps = max_pool2d_taps(x.array, *ctx.settings)
+        indices = Tensor(max_pool2d_indices(taps, x.shape[-2:], kernel_size, stride, padding, dilation))
+        return _read_at(grad, indices), None, None, None, None, None, None, None
+
+
+def _read_at(grad: Tensor, indices: Tensor) -> Tensor:
+    """``grad`` (..., H, W) read at the flat H·W ``indices`` (..., h, w), as max_pool_double_backward."""
+    return grad.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.shape)
 
 
 class AvgPool2dFunction(Function):
     """y = (sum over each window) / divisor;   dx: every window position gets δ / divisor."""
 
     node_name = "AvgPool2DBackward0"
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
                 divisor_override):
         ctx.settings = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        ctx.input_shape = input.shape
+        ctx.input = input  # for the backward's edge and shape (only its shape is read)
         return Tensor(avg_pool2d_forward(input.array, *ctx.settings))
 
     @staticmethod
     def backward(ctx, grad_output):
-        kernel_size, stride, padding, _, count_include_pad, divisor_override = ctx.settings
-        grad = avg_pool2d_backward(grad_output.array, tuple(ctx.input_shape), kernel_size, stride, padding,
-                                   count_include_pad, divisor_override)
-        return Tensor(grad), None, None, None, None, None, None
+        grad_input = AvgPool2dBackward.apply(grad_output, ctx.input, *ctx.settings)
+        return grad_input, None, None, None, None, None, None
+
+
+class AvgPool2dBackward(Function):
+    """dx = δ / divisor spread over each window (:func:`avg_pool2d_backward`): linear in δ, and its
+    adjoint is the average pooling itself, so d⟨dx, ε⟩/dδ = avg_pool2d(ε)."""
+
+    node_name = "AvgPool2DBackwardBackward0"
+    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
+                count_include_pad, divisor_override):
+        ctx.settings = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return Tensor(avg_pool2d_backward(grad_output.array, tuple(input.shape), kernel_size, stride, padding,
+                                          count_include_pad, divisor_override))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AvgPool2dFunction.apply(grad, *ctx.settings), None, None, None, None, None, None, None
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002 (PyTorch's name)
@@ -458,12 +511,13 @@ class AdaptiveAvgPool2dFunction(Function):
     """
 
     node_name = "AdaptiveAvgPool2DBackward0"
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
         x = input.array
         xp = get_array_module(x)
-        ctx.input_shape = x.shape
+        ctx.input = input  # for the backward's edge and shape (only its shape is read)
         if output_size == (1, 1):  # the global average pool of ResNet & co.
             ctx.windows = None
             return Tensor(x.mean(axis=(-2, -1), keepdims=True))
@@ -478,13 +532,27 @@ class AdaptiveAvgPool2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        return AdaptiveAvgPool2dBackward.apply(grad_output, ctx.input, ctx.windows), None
+
+
+class AdaptiveAvgPool2dBackward(Function):
+    """dx = Σ over the windows a pixel lies in of δ / |window|: linear in δ, and its adjoint is the
+    adaptive average pooling itself, so d⟨dx, ε⟩/dδ = adaptive_avg_pool2d(ε)."""
+
+    node_name = "AdaptiveAvgPool2DBackwardBackward0"
+    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, windows):  # noqa: A002 (PyTorch's name)
         g = grad_output.array
+        input_shape = tuple(input.shape)
         xp = get_array_module(g)
-        if ctx.windows is None:
-            height, width = ctx.input_shape[-2:]
-            return Tensor(xp.broadcast_to(g / (height * width), ctx.input_shape).copy()), None
-        rows, cols, inside, counts = ctx.windows
-        height, width = ctx.input_shape[-2:]
+        ctx.output_size = tuple(g.shape[-2:])
+        height, width = input_shape[-2:]
+        if windows is None:
+            return Tensor(xp.broadcast_to(g / (height * width), input_shape).copy())
+        rows, cols, inside, counts = windows
         shares = (g / counts)[..., :, None, :, None]                         # (…, oh, 1, ow, 1)
         shares = grad_where(inside, xp.broadcast_to(shares, g.shape[:-2] + inside.shape))
         planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
@@ -492,7 +560,11 @@ class AdaptiveAvgPool2dFunction(Function):
         positions = (xp.arange(planes).reshape(-1, 1) * (height * width) + flat.reshape(1, -1)).reshape(-1)
         totals = xp.bincount(positions, weights=shares.reshape(-1).astype(xp.float64),
                              minlength=planes * height * width)
-        return Tensor(totals.astype(g.dtype).reshape(ctx.input_shape)), None
+        return Tensor(totals.astype(g.dtype).reshape(input_shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AdaptiveAvgPool2dFunction.apply(grad, ctx.output_size), None, None
 
 
 class AdaptiveMaxPool2dFunction(Function):
@@ -501,6 +573,7 @@ class AdaptiveMaxPool2dFunction(Function):
     where windows overlap."""
 
     node_name = "AdaptiveMaxPool2DBackward0"
+    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
@@ -510,7 +583,7 @@ class AdaptiveMaxPool2dFunction(Function):
         cols = _window_taps(xp, x.shape[-1], output_size[1])
         taps = x[..., rows, :][..., cols]                                   # (…, oh, Kh, ow, Kw)
         taps = xp.moveaxis(taps, -3, -2).reshape(taps.shape[:-4] + tuple(output_size) + (-1,))
-        ctx.input_shape = x.shape
+        ctx.input = input  # for the backward's edge and shape (only its shape is read)
         if 0 in taps.shape:
             ctx.argmax = xp.zeros(taps.shape[:-1], dtype=xp.int64)
             out = Tensor(xp.empty(taps.shape[:-1], dtype=x.dtype))
@@ -526,14 +599,33 @@ class AdaptiveMaxPool2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output, grad_indices=None):
+        return AdaptiveMaxPool2dBackward.apply(grad_output, ctx.input, ctx.argmax), None, None
+
+
+class AdaptiveMaxPool2dBackward(Function):
+    """dx = δ added at each window's maximum (``argmax``, flat into the H·W plane): linear in δ, and
+    piecewise constant in x, so d⟨dx, ε⟩/dδ = ε read at each window's maximum (as for max_pool2d)."""
+
+    node_name = "AdaptiveMaxPool2DBackwardBackward0"
+    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, grad_output, input, argmax):  # noqa: A002 (PyTorch's name)
         g = grad_output.array
+        input_shape = tuple(input.shape)
         xp = get_array_module(g)
-        plane = ctx.input_shape[-2] * ctx.input_shape[-1]
+        ctx.argmax = argmax
+        plane = input_shape[-2] * input_shape[-1]
         planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
         offsets = (xp.arange(planes) * plane).reshape(g.shape[:-2] + (1, 1))
-        totals = xp.bincount((ctx.argmax + offsets).reshape(-1), weights=g.reshape(-1).astype(xp.float64),
+        totals = xp.bincount((argmax + offsets).reshape(-1), weights=g.reshape(-1).astype(xp.float64),
                              minlength=planes * plane)
-        return Tensor(totals.astype(g.dtype).reshape(ctx.input_shape)), None, None
+        return Tensor(totals.astype(g.dtype).reshape(input_shape))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _read_at(grad, Tensor(ctx.argmax)), None, None
 
 
 def _scan_winner(xp: Any, taps: Any) -> Any:
