@@ -105,8 +105,7 @@ def test_conv2d_second_derivatives_match_torch_for_every_algorithm(case):
 
 @pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
 @pytest.mark.parametrize(("kernel", "dilation"), [((3, 3), 1), ((2, 3), (1, 2)), ((4, 2), 1)])
-@pytest.mark.parametrize("name", NAMES)
-def test_conv2d_padding_same_second_derivatives_match_torch(name, kernel, dilation):
+def test_conv2d_padding_same_second_derivatives_match_torch(kernel, dilation):
     rng = numpy.random.default_rng(26)
     arrays = (rng.standard_normal((2, 2, 5, 6)), rng.standard_normal((3, 2) + kernel), rng.standard_normal(3))
     v, u = rng.standard_normal((2, 3, 5, 6)), _directions(arrays, seed=27)
@@ -116,7 +115,8 @@ def test_conv2d_padding_same_second_derivatives_match_torch(name, kernel, dilati
 
     expected = reference(lambda torch: second_derivatives(torch, conv, arrays, v, u),
                          {"x": arrays[0], "weight": arrays[1], "bias": arrays[2], "v": v, "u": u})
-    _close_all(second_derivatives(mg, conv, arrays, v, u, algorithm=name), expected, name)
+    for name in NAMES:
+        _close_all(second_derivatives(mg, conv, arrays, v, u, algorithm=name), expected, name)
 
 
 def test_third_derivative_by_finite_differences():
