@@ -321,3 +321,34 @@ def test_hessian_of_a_tiny_cnn_wrt_its_input_matches_torch():
     numpy.testing.assert_allclose(expected, expected.transpose(4, 5, 6, 7, 0, 1, 2, 3), atol=1e-12)
     for name in NAMES:
         _close_all([numpy.asarray(_input_hessian(mg, x, weights, algorithm=name).array)], [expected], name)
+
+
+class UserConv2d(mg.autograd.Function):
+    """A user's conv2d, its backward written with ``nn.grad`` as in PyTorch's tutorials."""
+
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return conv2d(x, weight, stride=2, padding=1)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight = ctx.saved_tensors
+        return (mg.nn.grad.conv2d_input(x.shape, weight, grad_output, stride=2, padding=1),
+                mg.nn.grad.conv2d_weight(x, weight.shape, grad_output, stride=2, padding=1))
+
+
+def test_a_users_function_with_nn_grad_in_its_backward_is_twice_differentiable():
+    rng = numpy.random.default_rng(44)
+    arrays = (rng.standard_normal((2, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3)))
+    v, u = rng.standard_normal((2, 3, 3, 3)), _directions(arrays, seed=45)
+    assert gradgradcheck(UserConv2d.apply, [_leaf(a) for a in arrays], _leaf(v))
+
+    def conv(lib, x, weight):
+        if lib is mg:
+            return UserConv2d.apply(x, weight)
+        return lib.nn.functional.conv2d(x, weight, stride=2, padding=1)
+
+    expected = reference(lambda torch: second_derivatives(torch, conv, arrays, v, u),
+                         {"x": arrays[0], "weight": arrays[1], "v": v, "u": u})
+    _close_all(second_derivatives(mg, conv, arrays, v, u), expected, "user's Function")
