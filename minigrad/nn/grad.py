@@ -5,7 +5,9 @@
 
 Both take ``stride``, ``padding``, ``dilation``, ``groups`` as the forward did, and the
 keyword-only ``algorithm=`` ('im2col', 'im2col_plain', 'rot180', 'naive'). They live in
-``minigrad/ops/conv/``.
+``minigrad/ops/conv/``, where conv2d's own backward calls them, and they are differentiable
+to any order: their derivatives are conv2d, conv2d_input and conv2d_weight again
+(docs/backprop-conv.md, "Differentiating the backward again").
 """
 
 from minigrad.ops.conv import conv2d_input, conv2d_weight

@@ -15,7 +15,7 @@ from typing import Any
 from minigrad._arguments import integer_size
 from minigrad.autograd.function import Function
 from minigrad.ops.conv._checks import check_conv1d, conv_single
-from minigrad.ops.conv.functional import Conv2dFunction, conv2d
+from minigrad.ops.conv.functional import Conv2dFunction, conv2d, conv2d_gradients
 from minigrad.tensor import Tensor
 
 __all__ = ["Conv1dFunction", "conv1d"]
@@ -30,6 +30,7 @@ class Conv1dFunction(Function):
     """y = x ⋆ W + b on (N, C, L): conv2d's forward and backward on height-1 views, in one node
     (PyTorch's ``ConvolutionBackward0``, whose inputs are the 3-D input, weight and bias)."""
 
+    differentiable_backward = True
     node_name = "ConvolutionBackward0"
     graph_inputs = (0, 1, 2)
 
@@ -37,15 +38,19 @@ class Conv1dFunction(Function):
     def forward(ctx, input, weight, bias, stride, padding, dilation, groups, algorithm=None):  # noqa: A002
         out = Conv2dFunction.forward(ctx, _height_one(input), _height_one(weight), bias, (1, stride),
                                      (0, padding), (1, dilation), groups, algorithm)
+        ctx.save_for_backward(input, weight)   # the 3-D tensors: a second derivative reaches their graphs
         return Tensor(out.array[:, :, 0])
 
     @staticmethod
     def backward(ctx, grad_output):
-        grad_input, grad_weight, grad_bias = Conv2dFunction.backward(ctx, _height_one(grad_output))[:3]
+        """conv2d's three gradients of the height-1 views, seen as 1-D again."""
+        x, weight = ctx.saved_tensors
+        grad_input, grad_weight, grad_bias = conv2d_gradients(ctx, x.unsqueeze(2), weight.unsqueeze(2),
+                                                              grad_output.unsqueeze(2))
         if grad_input is not None:
-            grad_input = Tensor(grad_input.array[:, :, 0])
+            grad_input = grad_input.squeeze(2)
         if grad_weight is not None:
-            grad_weight = Tensor(grad_weight.array[:, :, 0])
+            grad_weight = grad_weight.squeeze(2)
         return grad_input, grad_weight, grad_bias, None, None, None, None, None
 
 

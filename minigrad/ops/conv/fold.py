@@ -3,7 +3,8 @@
     unfold: (N, C, H, W) -> (N, C·kh·kw, L)      one column per sliding block, L blocks
     fold:   (N, C·kh·kw, L) -> (N, C, H, W)      columns summed back onto their blocks
 
-Each is the other's adjoint, so each one's backward is the other one.
+Each is the other's adjoint, so each one's backward is the other one, and gradients of
+any order are folds and unfolds again.
 """
 
 from __future__ import annotations
@@ -38,36 +39,40 @@ def _column_matrix(blocks: Any) -> Any:
 
 
 class UnfoldFunction(Function):
-    """cols = im2col(x);   dx = col2im(d cols)."""
+    """cols = im2col(x);   dx = col2im(d cols) = fold(d cols), the adjoint (and fold's backward is unfold)."""
+
+    differentiable_backward = True
+    node_name = "Im2ColBackward0"
 
     @staticmethod
     def forward(ctx, input, kernel_size, dilation, padding, stride):  # noqa: A002 (PyTorch's name)
         x = input.array
-        ctx.settings = (kernel_size, stride, padding, dilation)
-        ctx.input_shape = x.shape
-        return Tensor(_batched_columns(im2col(x, *ctx.settings), x.shape[0]))
+        ctx.settings = (kernel_size, dilation, padding, stride)
+        ctx.input_size = tuple(x.shape[2:])
+        return Tensor(_batched_columns(im2col(x, kernel_size, stride, padding, dilation), x.shape[0]))
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Tensor(col2im(_column_matrix(grad_output.array), ctx.input_shape, *ctx.settings)), \
-            None, None, None, None
+        return FoldFunction.apply(grad_output, ctx.input_size, *ctx.settings), None, None, None, None
 
 
 class FoldFunction(Function):
-    """x = col2im(cols);   d cols = im2col(dx)."""
+    """x = col2im(cols);   d cols = im2col(dx) = unfold(dx), the adjoint (and unfold's backward is fold)."""
+
+    differentiable_backward = True
+    node_name = "Col2ImBackward0"
 
     @staticmethod
     def forward(ctx, input, output_size, kernel_size, dilation, padding, stride):  # noqa: A002
         blocks = input.array
         channels = blocks.shape[1] // (kernel_size[0] * kernel_size[1])
-        ctx.settings = (kernel_size, stride, padding, dilation)
+        ctx.settings = (kernel_size, dilation, padding, stride)
         image_shape = (blocks.shape[0], channels) + tuple(output_size)
-        return Tensor(col2im(_column_matrix(blocks), image_shape, *ctx.settings))
+        return Tensor(col2im(_column_matrix(blocks), image_shape, kernel_size, stride, padding, dilation))
 
     @staticmethod
     def backward(ctx, grad_output):
-        g = grad_output.array
-        return Tensor(_batched_columns(im2col(g, *ctx.settings), g.shape[0])), None, None, None, None, None
+        return UnfoldFunction.apply(grad_output, *ctx.settings), None, None, None, None, None
 
 
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002 (PyTorch's name)

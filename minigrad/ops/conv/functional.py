@@ -7,9 +7,16 @@ argument checks in ``_checks.py``:
     forward:   y = x ⋆ W + b                       (algorithm.forward)
     backward:  dx = algorithm.grad_input(δ, W),  dW = algorithm.grad_weight(x, δ),  db = Σ_{n,h,w} δ
 
-``conv2d_input`` and ``conv2d_weight`` (PyTorch's ``torch.nn.grad``) expose the two
-halves of the backward on their own; they are differentiable too, because each is
-linear in both of its tensors and its adjoints are the other two conv maps.
+The backward is itself made of Functions, so that it can be differentiated again
+(``create_graph=True``): ``Conv2dInputFunction`` and ``Conv2dWeightFunction`` (PyTorch's
+``torch.nn.grad.conv2d_input`` / ``conv2d_weight``) compute dx and dW. Each is linear in both of
+its tensors, and the adjoints of the three maps are one another, a closed family
+(gg is the gradient arriving at the derivative's output):
+
+    conv2d_input(δ, W):   d/dδ = conv2d(gg, W),           d/dW = conv2d_weight(gg, δ)
+    conv2d_weight(x, δ):  d/dx = conv2d_input(δ, gg),     d/dδ = conv2d(x, gg)
+
+so gradients of any order are convolutions run by the algorithm the forward chose.
 """
 
 from __future__ import annotations
@@ -33,8 +40,8 @@ from minigrad.ops.conv.geometry import Pair
 from minigrad.ops.shape import pad
 from minigrad.tensor import Tensor
 
-__all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "conv2d", "conv2d_input",
-           "conv2d_weight"]
+__all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "conv2d", "conv2d_gradients",
+           "conv2d_input", "conv2d_weight"]
 
 
 def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings: tuple) -> ModuleType:
@@ -48,6 +55,7 @@ def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings:
 class Conv2dFunction(Function):
     """y = x ⋆ W + b by the chosen algorithm; the backward uses the algorithm the forward used."""
 
+    differentiable_backward = True
     node_name = "ConvolutionBackward0"
     graph_inputs = (0, 1, 2)  # input, weight, bias (None without one), as PyTorch
 
@@ -77,19 +85,31 @@ class Conv2dFunction(Function):
         and ``algo_naive.py`` compute the same gradients their own way.
         """
         x, weight = ctx.saved_tensors
-        algorithm = ctx.module
-        stride, _, _, groups = ctx.settings
-        grad_input = grad_weight = grad_bias = None
-        if ctx.needs_input_grad[2]:
-            grad_bias = Tensor(grad_output.array.sum(axis=(0, 2, 3)))
-        delta = algorithm.prepare_grad_output(grad_output.array, weight.shape, stride, groups)
-        if ctx.needs_input_grad[1]:
-            grad_weight = Tensor(algorithm.grad_weight(x.array, delta, weight.shape, *ctx.settings,
-                                                       saved=ctx.saved_by_algorithm))
-        ctx.saved_by_algorithm = None   # done with: free it before grad_input needs memory of its own
-        if ctx.needs_input_grad[0]:
-            grad_input = Tensor(algorithm.grad_input(delta, weight.array, x.shape, *ctx.settings))
-        return grad_input, grad_weight, grad_bias, None, None, None, None, None
+        return conv2d_gradients(ctx, x, weight, grad_output) + (None,) * 5
+
+
+def conv2d_gradients(ctx: Any, x: Tensor, weight: Tensor, grad_output: Tensor) -> tuple:
+    """``(dx, dW, db)`` of the convolution whose forward ran on ``ctx`` (None where not needed).
+
+    dx and dW by ``Conv2dInputFunction`` and ``Conv2dWeightFunction``, so that under
+    ``create_graph`` they are recorded and can be differentiated again; without it they run
+    the algorithm's arrays and nothing more. δ is laid out once for both
+    (``prepare_grad_output``), grad_weight reuses what the forward kept, and that is freed
+    before grad_input needs memory of its own.
+    """
+    stride, _, _, groups = ctx.settings
+    grad_input = grad_weight = grad_bias = None
+    if ctx.needs_input_grad[2]:
+        grad_bias = grad_output.sum((0, 2, 3))
+    delta = ctx.module.prepare_grad_output(grad_output.array, weight.shape, stride, groups)
+    if ctx.needs_input_grad[1]:
+        grad_weight = Conv2dWeightFunction.apply(x, grad_output, tuple(weight.shape), *ctx.settings,
+                                                 ctx.algorithm, delta, ctx.saved_by_algorithm)
+    ctx.saved_by_algorithm = None
+    if ctx.needs_input_grad[0]:
+        grad_input = Conv2dInputFunction.apply(grad_output, weight, tuple(x.shape), *ctx.settings,
+                                               ctx.algorithm, delta)
+    return grad_input, grad_weight, grad_bias
 
 
 def _same_padding(weight_shape: tuple, stride: Pair, dilation: Pair) -> tuple:
@@ -136,46 +156,74 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
 
 
 class Conv2dInputFunction(Function):
-    """dx = grad_input(δ, W). Linear in δ and in W: d/dδ = the convolution u ⋆ W, d/dW = grad_weight(u, δ)."""
+    """dx = conv2d_input(δ, W): conv2d's gradient w.r.t. its input, by the algorithm's ``grad_input``.
+
+    Linear in δ and in W; for the gradient gg arriving at dx:
+
+        d/dδ = conv2d(gg, W)             (the adjoint of δ ↦ grad_input(δ, W) is the convolution)
+        d/dW = conv2d_weight(gg, δ)      (dx = Σ δ·W taken apart the other way round)
+
+    ``prepared``: δ's array as the algorithm's ``prepare_grad_output`` laid it out, when the
+    caller (conv2d's backward) made it already.
+    """
+
+    differentiable_backward = True
+    node_name = "ConvolutionBackwardBackward0"
+    graph_inputs = (0, 1)
 
     @staticmethod
-    def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None):
+    def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None,
+                prepared=None):
         module = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
         ctx.save_for_backward(grad_output, weight)
-        return Tensor(module.grad_input(grad_output.array, weight.array, input_size, *ctx.settings))
+        delta = grad_output.array if prepared is None else prepared
+        return Tensor(module.grad_input(delta, weight.array, input_size, *ctx.settings))
 
     @staticmethod
-    def backward(ctx, upstream):
+    def backward(ctx, gg):
         grad_output, weight = ctx.saved_tensors
-        module, u = ctx.module, upstream.array
         d_delta = d_weight = None
         if ctx.needs_input_grad[0]:
-            d_delta = Tensor(module.forward(u, weight.array, *ctx.settings)[0])
+            d_delta = Conv2dFunction.apply(gg, weight, None, *ctx.settings, ctx.algorithm)
         if ctx.needs_input_grad[1]:
-            d_weight = Tensor(module.grad_weight(u, grad_output.array, weight.shape, *ctx.settings))
-        return d_delta, d_weight, None, None, None, None, None, None
+            d_weight = Conv2dWeightFunction.apply(gg, grad_output, tuple(weight.shape), *ctx.settings,
+                                                  ctx.algorithm)
+        return d_delta, d_weight, None, None, None, None, None, None, None
 
 
 class Conv2dWeightFunction(Function):
-    """dW = grad_weight(x, δ). Linear in x and in δ: d/dx = grad_input(δ, U), d/dδ = the convolution x ⋆ U."""
+    """dW = conv2d_weight(x, δ): conv2d's gradient w.r.t. its weight, by the algorithm's ``grad_weight``.
+
+    Linear in x and in δ; for the gradient gg arriving at dW:
+
+        d/dx = conv2d_input(δ, gg)       (dW = Σ δ·x, so x's share is δ spread back through gg)
+        d/dδ = conv2d(x, gg)             (the adjoint of δ ↦ grad_weight(x, δ) is the convolution)
+
+    ``prepared``: δ laid out by ``prepare_grad_output``; ``saved``: what the algorithm's forward
+    kept for ``grad_weight`` (conv2d's backward passes both; None makes them afresh).
+    """
+
+    differentiable_backward = True
+    node_name = "ConvolutionBackwardBackward0"
+    graph_inputs = (0, 1)
 
     @staticmethod
     def forward(ctx, input, grad_output, weight_size, stride, padding, dilation, groups,  # noqa: A002
-                algorithm=None):
+                algorithm=None, prepared=None, saved=None):
         module = _choose_algorithm(ctx, algorithm, weight_size, (stride, padding, dilation, groups))
         ctx.save_for_backward(input, grad_output)
-        return Tensor(module.grad_weight(input.array, grad_output.array, weight_size, *ctx.settings))
+        delta = grad_output.array if prepared is None else prepared
+        return Tensor(module.grad_weight(input.array, delta, weight_size, *ctx.settings, saved=saved))
 
     @staticmethod
-    def backward(ctx, upstream):
+    def backward(ctx, gg):
         x, grad_output = ctx.saved_tensors
-        module, u = ctx.module, upstream.array
         d_input = d_delta = None
         if ctx.needs_input_grad[0]:
-            d_input = Tensor(module.grad_input(grad_output.array, u, x.shape, *ctx.settings))
+            d_input = Conv2dInputFunction.apply(grad_output, gg, tuple(x.shape), *ctx.settings, ctx.algorithm)
         if ctx.needs_input_grad[1]:
-            d_delta = Tensor(module.forward(x.array, u, *ctx.settings)[0])
-        return d_input, d_delta, None, None, None, None, None, None
+            d_delta = Conv2dFunction.apply(x, gg, None, *ctx.settings, ctx.algorithm)
+        return d_input, d_delta, None, None, None, None, None, None, None, None
 
 
 def conv2d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1, padding: Any = 0,
