@@ -63,7 +63,7 @@ def _finish(values: Any, create_graph: bool) -> Any:
     return values if create_graph else values.detach()
 
 
-def _unpack(values: tuple, was_tuple: bool | tuple[bool, bool]) -> Any:
+def _unpack(values: Any, was_tuple: bool | tuple[bool, bool]) -> Any:
     """Undo ``_as_tuple``: a Tensor where the user gave one; for two flags, (outer, inner) nesting."""
     if isinstance(was_tuple, tuple):
         outer, inner = was_tuple
@@ -316,8 +316,8 @@ def _jacobian_forward(func: Callable, inputs: Any, strict: bool, vectorize: bool
                 blocks.append(stacked.reshape(shape))
             else:
                 blocks.append(out.new_zeros(shape))
-        per_output.append(tuple(blocks))
-    return _unpack(tuple(per_output), (outputs_tuple, inputs_tuple))
+        per_output.append(blocks)
+    return _unpack(per_output, (outputs_tuple, inputs_tuple))  # lists, where PyTorch's forward mode has them
 
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,

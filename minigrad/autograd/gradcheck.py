@@ -163,26 +163,33 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
                                   "minigrad does not have; see docs/compatibility.md")
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     if grad_outputs is None:
-        grad_outputs = _random_grad_outputs(_outputs(func, inputs))
+        grad_outputs = _random_grad_outputs(_differentiable_outputs(func, inputs))
     else:
         grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
     differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     count = len(grad_outputs)
 
     def first_derivative(*args: Any) -> tuple:
+        """The gradients of ``func``'s outputs, weighted by the last ``count`` arguments (recorded)."""
         from minigrad.autograd.api import grad  # noqa: PLC0415 (api imports the engine, which imports ops)
+        from minigrad.autograd.grad_mode import enable_grad  # noqa: PLC0415
 
-        outputs = _outputs(func, args[:-count] if count else args)
-        targets = [args[i] for i in differentiable]
-        if not any(out.requires_grad for out in outputs):
-            return ()
-        used = [(out, g) for out, g in zip(outputs, args[len(args) - count:]) if out.requires_grad]
-        grads = grad([out for out, _ in used], targets, [g for _, g in used], create_graph=True,
-                     allow_unused=True)
+        with enable_grad():  # also where gradcheck's finite differences call it under no_grad
+            outputs = _differentiable_outputs(func, args[:len(args) - count])
+            if not outputs:
+                return ()
+            targets = [args[i] for i in differentiable]
+            weights = list(args[len(args) - count:])
+            grads = grad(outputs, targets, weights, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)
+
+
+def _differentiable_outputs(func: Callable, inputs: tuple) -> tuple:
+    """The outputs of ``func`` that require grad: those ``gradgradcheck`` gives a grad_output."""
+    return tuple(out for out in _outputs(func, inputs) if out.requires_grad)
 
 
 def _random_grad_outputs(outputs: tuple) -> tuple:
