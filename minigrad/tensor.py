@@ -310,7 +310,11 @@ class Tensor:
 
     def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False, inputs: Any = None) -> None:
-        """Compute the gradient of this tensor w.r.t. the graph's leaves (into their ``.grad``)."""
+        """Compute the gradient of this tensor w.r.t. the graph's leaves (into their ``.grad``).
+
+        With ``create_graph=True`` the backward pass is itself recorded: the leaves' ``.grad``
+        then have a history and can be differentiated again (``retain_graph`` defaults to it).
+        """
         if gradient is not None and not isinstance(gradient, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(gradient).__name__}")
         autograd.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad.autograd.engine import run_backward
+from minigrad.autograd.function import recorded_copy
 from minigrad.performance.layout import contiguous_copy
 from minigrad.tensor import Tensor
 
@@ -50,36 +51,38 @@ def _root_gradients(outputs: list, grad_outputs: list) -> list:
     return grads
 
 
-def _refuse_create_graph(create_graph: bool) -> None:
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by minigrad: "
-                                  "backward passes are not themselves recorded.")
-
-
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:
-    """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (weighted by ``grad_tensors``)."""
-    _refuse_create_graph(create_graph)
+    """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (weighted by ``grad_tensors``).
+
+    ``create_graph=True`` records the backward pass itself, so that the gradients (``x.grad``)
+    can be differentiated again; ``retain_graph`` then defaults to True, as in PyTorch.
+    """
+    if retain_graph is None:
+        retain_graph = create_graph
     outputs = _as_list(tensors)
     grads = _root_gradients(outputs, _as_list(grad_tensors))
     roots = [out._gradient_edge() for out in outputs]
     if inputs is None:
-        run_backward(roots, grads, bool(retain_graph))
+        run_backward(roots, grads, retain_graph, create_graph=create_graph)
         return
     targets = _as_list(inputs)
     if not targets:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    captured = run_backward_capturing(roots, grads, bool(retain_graph), targets)
+    captured = run_backward_capturing(roots, grads, retain_graph, targets, create_graph)
     for target, grad in zip(targets, captured):
         if grad is None:
             continue
-        if target._grad is None:
+        if create_graph:
+            target._grad = recorded_copy(grad) if target._grad is None else target._grad + grad
+        elif target._grad is None:
             target._grad = Tensor(contiguous_copy(grad.array))
         else:
             target._grad._array += grad.array
 
 
-def run_backward_capturing(roots: list, grads: list, retain_graph: bool, targets: Sequence[Tensor]) -> list:
+def run_backward_capturing(roots: list, grads: list, retain_graph: bool, targets: Sequence[Tensor],
+                           create_graph: bool = False) -> list:
     """Run backward and return the gradient that reached each of ``targets`` (None if none did)."""
     edges = []
     for target in targets:
@@ -90,7 +93,7 @@ def run_backward_capturing(roots: list, grads: list, retain_graph: bool, targets
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         edges.append(target._gradient_edge())
     capture = {edge: None for edge in edges}
-    run_backward(roots, grads, retain_graph, capture=capture, accumulate=False)
+    run_backward(roots, grads, retain_graph, capture=capture, accumulate=False, create_graph=create_graph)
     return [capture[edge] for edge in edges]
 
 
@@ -101,8 +104,11 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
 
     An input that ``outputs`` do not depend on is an error, unless ``allow_unused=True`` (its
     gradient is then None) or ``materialize_grads=True`` (then zeros of its shape).
+    ``create_graph=True`` records the computation of the gradients, so that they can be
+    differentiated again (to any order); ``retain_graph`` then defaults to True.
     """
-    _refuse_create_graph(create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True (a vmap over grad_outputs) is not supported by "
                                   "minigrad")
@@ -117,7 +123,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _root_gradients(outputs, _as_list(grad_outputs))
     roots = [out._gradient_edge() for out in outputs]
-    results = run_backward_capturing(roots, grads, bool(retain_graph), targets)
+    results = run_backward_capturing(roots, grads, retain_graph, targets, create_graph)
     for index, result in enumerate(results):
         if result is None and not allow_unused:
             raise RuntimeError(f"One of the differentiated Tensors (input {index}) appears to not have been "

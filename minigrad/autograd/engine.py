@@ -20,9 +20,19 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
+import numpy
+
 from minigrad import backend
-from minigrad.autograd.function import AccumulateGrad, Node, _Anomaly, _Profiling, checked_hook_result
-from minigrad.autograd.grad_mode import _GradMode
+from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import (
+    AccumulateGrad,
+    Node,
+    _Anomaly,
+    _Profiling,
+    checked_hook_result,
+    recorded_copy,
+)
+from minigrad.autograd.grad_mode import _GradMode, set_grad_enabled
 from minigrad.ops._util import ieee_results
 from minigrad.performance.layout import contiguous_copy
 from minigrad.tensor import Tensor
@@ -31,7 +41,11 @@ __all__ = ["BackwardPass", "call_backward", "run_backward", "sum_to_shape"]
 
 
 def sum_to_shape(grad: Tensor, shape: tuple, node: Any = None, index: int = 0) -> Tensor:
-    """Sum a broadcast gradient back to ``shape`` (the shape its input had)."""
+    """Sum a broadcast gradient back to ``shape`` (the shape its input had).
+
+    A gradient that is itself recorded (``create_graph=True``) is summed by tensor operations,
+    so that the sum is part of its graph.
+    """
     array = grad._array
     extra = array.ndim - len(shape)
     if extra < 0:
@@ -42,6 +56,9 @@ def sum_to_shape(grad: Tensor, shape: tuple, node: Any = None, index: int = 0) -
             axes.append(extra + axis)
         elif size != array.shape[extra + axis]:
             raise _shape_error(grad, shape, node, index)
+    if grad.requires_grad and _GradMode.enabled:
+        summed = grad.sum(dim=tuple(axes), keepdim=True) if axes else grad
+        return summed.reshape(shape)
     if axes:
         array = array.sum(axis=tuple(axes), keepdims=True)
     return Tensor(array.reshape(shape))
@@ -58,20 +75,27 @@ def _zeros_for(meta: tuple) -> Tensor:
     return Tensor(backend.array_module_for_type(array_type).zeros(shape, dtype=dtype))
 
 
-def call_backward(node: Node, grads: list) -> tuple:
+def call_backward(node: Node, grads: list, create_graph: bool = False) -> tuple:
     """Run ``node``'s backward on the gradients of its outputs; return one gradient per edge in
     ``node.next_functions``: a Tensor of that input's shape and dtype, or None.
 
-    The backward runs with grad mode off and with inf and nan silent (as PyTorch's). An output
-    that received no gradient gets zeros (None after ``ctx.set_materialize_grads(False)``).
+    The backward runs with inf and nan silent (as PyTorch's), and with grad mode on only for
+    ``create_graph``: backwards are written in tensor operations, which then record a graph of
+    the backward itself (gradients of gradients). An output that received no gradient gets
+    zeros (None after ``ctx.set_materialize_grads(False)``).
     """
+    with ieee_results():
+        return _run_node(node, grads, create_graph)
+
+
+def _run_node(node: Node, grads: list, create_graph: bool) -> tuple:
+    """:func:`call_backward` inside a pass, which has already made inf and nan silent."""
     grad_enabled = _GradMode.enabled
-    _GradMode.enabled = False
+    _GradMode.enabled = create_graph
     try:
-        with ieee_results():
-            if node.materialize_grads:
-                _fill_missing(node, grads)
-            return _one_per_edge(node, node.apply(*grads))
+        if node.materialize_grads:
+            _fill_missing(node, grads)
+        return _one_per_edge(node, node.apply(*grads))
     finally:
         _GradMode.enabled = grad_enabled
 
@@ -108,7 +132,8 @@ def _check_gradient(node: Node, index: int, grad: Any) -> Tensor:
     if grad._array.shape != shape:
         grad = sum_to_shape(grad, shape, node, index)
     if grad._array.dtype != dtype:
-        grad = Tensor(grad._array.astype(dtype))
+        recorded = grad.requires_grad
+        grad = grad.to(_dtypes.from_numpy_dtype(dtype)) if recorded else Tensor(grad._array.astype(dtype))
     if _Anomaly.enabled:
         _check_nan(node, index, grad)
     return grad
@@ -154,12 +179,14 @@ class BackwardPass:
 
     ``roots`` are edges ``(node, output_nr)`` with their gradients ``root_grads``. With
     ``capture`` (a dict keyed by edges), the gradient arriving at each captured edge is
-    stored there; with ``accumulate=False`` no leaf's ``.grad`` is touched.
+    stored there; with ``accumulate=False`` no leaf's ``.grad`` is touched. With
+    ``create_graph`` the backward computation is itself recorded (see :func:`call_backward`).
     """
 
     def __init__(self, roots: Sequence[tuple], root_grads: Sequence[Tensor], retain_graph: bool = False,
-                 capture: dict | None = None, accumulate: bool = True):
+                 capture: dict | None = None, accumulate: bool = True, create_graph: bool = False):
         self.retain_graph = retain_graph
+        self.create_graph = create_graph
         self.capture = capture
         self.accumulate = accumulate
         self.buffers: dict = {}
@@ -204,6 +231,22 @@ class BackwardPass:
         A leaf's node adds its gradient to ``leaf.grad``; any other node runs its backward
         and sends one gradient along each edge to its inputs.
         """
+        self._user_settings = numpy.geterr()
+        with ieee_results():
+            return self._step()
+
+    def run(self) -> None:
+        self._user_settings = numpy.geterr()
+        with ieee_results():
+            while self.ready:
+                self._step()
+
+    # The steps, in the order ``_step`` takes them. inf and nan in gradients come silently, as in
+    # PyTorch (NumPy would warn): ``ieee_results`` is set once around the pass (every backward
+    # included, so an op's backward needs none of its own), while the user's hooks run with the
+    # NumPy settings the user had (``_as_user``).
+
+    def _step(self) -> tuple:
         profiler = _Profiling.recorder
         event = None if profiler is None else profiler.begin()
         node = self._pop_ready()
@@ -212,7 +255,7 @@ class BackwardPass:
             self._accumulate(node, grads[0])
             input_grads: tuple = ()
         else:
-            input_grads = call_backward(node, grads)
+            input_grads = _run_node(node, grads, self.create_graph)
             self._run_post_hooks(node, input_grads, grads)
             if not self.retain_graph:
                 node._release()  # its saved tensors are not needed again
@@ -220,15 +263,6 @@ class BackwardPass:
         if event is not None:
             profiler.end(event, node.name(), grads)
         return node, grads, input_grads
-
-    def run(self) -> None:
-        while self.ready:
-            self.step()
-
-    # The steps, in the order ``step`` takes them. inf and nan in gradients come silently, as in
-    # PyTorch (NumPy would warn): ``ieee_results`` is around minigrad's own arithmetic (every backward
-    # included, so an op's backward needs none of its own), while the user's hooks run with their own
-    # NumPy settings.
 
     def _pop_ready(self) -> Node:
         """The newest node whose gradients have all arrived."""
@@ -239,8 +273,9 @@ class BackwardPass:
         grads = self.buffers.pop(node)
         if node._tensor_hooks or node._retained:
             grads = self._run_tensor_hooks(node, grads)
-        if isinstance(node, AccumulateGrad) and grads[0] is not None:
-            grads[0] = node.run_hooks(grads[0])  # before grad() captures it, as in PyTorch
+        if isinstance(node, AccumulateGrad) and grads[0] is not None and node.variable._hooks:
+            with self._as_user():
+                grads[0] = node.run_hooks(grads[0])  # before grad() captures it, as in PyTorch
         if self.capture is not None:
             for index, grad in enumerate(grads):
                 if (node, index) in self.capture:
@@ -250,14 +285,15 @@ class BackwardPass:
     def _accumulate(self, node: AccumulateGrad, grad: Tensor | None) -> None:
         """A leaf's gradient is added to its ``.grad`` (unless this pass only captures)."""
         if self.accumulate and grad is not None:
-            with ieee_results():
-                node.accumulate(grad)
+            with set_grad_enabled(self.create_graph):
+                node.accumulate(grad, self.create_graph)
 
-    @staticmethod
-    def _run_post_hooks(node: Node, input_grads: tuple, grads: list) -> None:
+    def _run_post_hooks(self, node: Node, input_grads: tuple, grads: list) -> None:
         """``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)``, for inspection."""
-        for hook in node._post_hooks or ():
-            hook(input_grads, tuple(grads))
+        if node._post_hooks:
+            with self._as_user():
+                for hook in node._post_hooks:
+                    hook(input_grads, tuple(grads))
 
     def _send(self, node: Node, input_grads: tuple) -> None:
         """Pass each input gradient along its edge; a node whose last gradient arrived becomes ready."""
@@ -283,36 +319,57 @@ class BackwardPass:
             slots = self.buffers[node] = [None] * len(node._output_meta)
         if slots[output_nr] is None:
             slots[output_nr] = grad
-        else:  # a tensor used twice in the forward: its two gradients are summed
-            with ieee_results():
-                slots[output_nr] = Tensor(slots[output_nr]._array + grad._array)
+        elif self.create_graph:  # a tensor used twice in the forward: its two gradients are summed
+            with set_grad_enabled(True):
+                slots[output_nr] = slots[output_nr] + grad
+        else:
+            slots[output_nr] = Tensor(slots[output_nr]._array + grad._array)
 
-    @staticmethod
-    def _run_tensor_hooks(node: Node, grads: list) -> list:
+    def _as_user(self) -> Any:
+        """A ``with`` block in which the user's code (hooks) sees the user's own NumPy settings."""
+        return numpy.errstate(**self._user_settings)
+
+    def _run_tensor_hooks(self, node: Node, grads: list) -> list:
         """Hooks registered on non-leaf tensors, and ``retain_grad``, see their gradient here."""
         hooks = node._tensor_hooks
         if hooks:
-            for index, functions in hooks.items():
-                for function in functions:
-                    if grads[index] is None:
-                        break
-                    result = function(grads[index])
-                    if result is not None:
-                        grads[index] = checked_hook_result(function, grads[index], result)
+            with self._as_user():
+                self._run_hooks_of(hooks, grads)
         retained = node._retained
         if retained:
             for index, reference in retained.items():
                 tensor = reference()
                 if tensor is not None and grads[index] is not None:
-                    if tensor._grad is None:
-                        tensor._grad = Tensor(contiguous_copy(grads[index]._array))
-                    else:
-                        with ieee_results():
-                            tensor._grad = Tensor(tensor._grad._array + grads[index]._array)
+                    with set_grad_enabled(self.create_graph):
+                        tensor._grad = _retained_sum(tensor._grad, grads[index], self.create_graph)
         return grads
+
+    @staticmethod
+    def _run_hooks_of(hooks: dict, grads: list) -> None:
+        """Each output's hooks in turn; a hook may replace the gradient the next one sees."""
+        for index, functions in hooks.items():
+            for function in functions:
+                if grads[index] is None:
+                    break
+                result = function(grads[index])
+                if result is not None:
+                    grads[index] = checked_hook_result(function, grads[index], result)
+
+
+def _retained_sum(held: Tensor | None, grad: Tensor, create_graph: bool) -> Tensor:
+    """A retained (or leaf) gradient after ``grad`` arrives: a copy of the first, then the sum.
+
+    With ``create_graph`` both steps are recorded tensor operations, as PyTorch's ``.grad`` then
+    has a history (``CloneBackward0``, ``AddBackward0``) and can be differentiated.
+    """
+    if create_graph:
+        return recorded_copy(grad) if held is None else held + grad
+    if held is None:
+        return Tensor(contiguous_copy(grad._array))
+    return Tensor(held._array + grad._array)
 
 
 def run_backward(roots: Sequence[tuple], root_grads: Sequence[Tensor], retain_graph: bool,
-                 capture: dict | None = None, accumulate: bool = True) -> None:
+                 capture: dict | None = None, accumulate: bool = True, create_graph: bool = False) -> None:
     """Propagate ``root_grads`` from the ``roots`` to the leaves in one go."""
-    BackwardPass(roots, root_grads, retain_graph, capture, accumulate).run()
+    BackwardPass(roots, root_grads, retain_graph, capture, accumulate, create_graph).run()

@@ -111,15 +111,28 @@ class AccumulateGrad(Node):
                 grad = checked_hook_result(hook, grad, result)
         return grad
 
-    def accumulate(self, grad: Tensor) -> None:
+    def accumulate(self, grad: Tensor, create_graph: bool = False) -> None:
+        """``leaf.grad += grad``: in place, or, with ``create_graph``, as recorded operations (a
+        copy first, then a new sum), so that ``leaf.grad`` has a history, as PyTorch's has."""
         leaf = self.variable
-        if leaf._grad is None:
+        if create_graph:
+            leaf._grad = recorded_copy(grad) if leaf._grad is None else leaf._grad + grad
+        elif leaf._grad is None:
             # A fresh, writable array that nothing else holds (the gradient may be a
             # broadcast view, or be shared with another input's gradient).
             leaf._grad = Tensor(contiguous_copy(grad._array))
         else:
             leaf._grad._array += grad._array
             leaf._grad._bump_version("AccumulateGrad")
+
+
+def recorded_copy(grad: Tensor) -> Tensor:
+    """A copy of ``grad`` that keeps its history: the first ``.grad`` of a recorded backward pass
+    (named ``CopyBackwards``, as PyTorch's copy into a new tensor is)."""
+    copy = grad.clone()
+    if copy._grad_fn is not None:
+        copy._grad_fn._name = "CopyBackwards"
+    return copy
 
 
 def checked_hook_result(hook: Any, grad: Tensor, result: Any) -> Tensor:
@@ -142,6 +155,7 @@ class FunctionCtx:
     needs_input_grad: tuple = ()
     _saved: tuple | None = ()
     _saved_versions: tuple = ()
+    _saved_outputs: dict | None = None   # index in _saved -> output_nr, for saved outputs (see saved_tensors)
     _released = False
     _dirty: tuple = ()                   # mark_dirty's tensors
     _dirty_bumped = False                # their version bump already done (through a view's base)
@@ -177,7 +191,24 @@ class FunctionCtx:
                     f"output 0 of {t._last_inplace_op or 'an operation'}, is at version {t._version}; "
                     f"expected version {version} instead. It was saved for backward by "
                     f"{type(self).__name__}.")
+        if self._saved_outputs and _GradMode.enabled:
+            return self._relinked_outputs(saved)
         return saved
+
+    def _relinked_outputs(self, saved: tuple) -> tuple:
+        """The saved tensors, with each saved *output* linked to this node again.
+
+        An output is stored without its ``grad_fn`` (this node: a reference cycle otherwise).
+        Where the backward is itself recorded (``create_graph=True``), a derivative through
+        that output (exp's y in ``grad · y``) must reach the input, so the output comes back as
+        an alias whose history is this node, as PyTorch's saved outputs do.
+        """
+        relinked = list(saved)
+        for index, output_nr in (self._saved_outputs or {}).items():
+            alias = saved[index]._alias()
+            alias._grad_fn, alias._output_nr, alias._requires_grad = self, output_nr, True
+            relinked[index] = alias
+        return tuple(relinked)
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Outputs that carry no gradient (e.g. the indices of ``max``): they do not require grad, and
@@ -218,7 +249,10 @@ class BackwardCFunction(FunctionCtx, Node):
     _forward_cls: type[Function]
 
     def apply(self, *grad_outputs: Tensor) -> Any:
-        return self._forward_cls.backward(self, *grad_outputs)
+        cls = self._forward_cls
+        if not _GradMode.enabled or cls._backward_is_differentiable:
+            return cls.backward(self, *grad_outputs)
+        return _refused_twice(self, grad_outputs)  # a recorded backward (create_graph) it cannot give
 
 
 class Function:
@@ -231,6 +265,17 @@ class Function:
     _backward_cls: type[BackwardCFunction] = BackwardCFunction
     _uses_setup_context = False  # set per subclass: PyTorch 2's forward(*args) + setup_context
     node_name: str | None = None
+    differentiable_backward: bool | None = None
+    """Whether ``backward`` is written in minigrad's tensor operations, so that with
+    ``create_graph=True`` it is recorded and can be differentiated again.
+
+    None means the default: True for a user's Function (PyTorch's contract: a backward made
+    of tensor operations is differentiable), False for a built-in op that does not say so.
+    A backward that is not differentiable is treated as ``@once_differentiable`` when a
+    graph of it is asked for: differentiating its result raises PyTorch's error, rather than
+    silently giving a zero second derivative.
+    """
+    _backward_is_differentiable = True  # differentiable_backward, resolved per subclass
     """The node's name where PyTorch's differs from ``<ClassName>Backward0`` (``ConvolutionBackward0``)."""
     graph_inputs: tuple[int, ...] | None = None
     """Which arguments of ``forward`` are the node's inputs (its ``next_functions``), by position.
@@ -247,6 +292,9 @@ class Function:
         suffix = "Backward0" if cls.__module__.startswith("minigrad.") else "Backward"
         name = cls.__dict__.get("node_name") or cls.__name__ + suffix
         cls._backward_cls = type(name, (BackwardCFunction,), {"_forward_cls": cls})
+        declared = cls.differentiable_backward
+        cls._backward_is_differentiable = (not cls.__module__.startswith("minigrad.")
+                                           if declared is None else declared)
         # PyTorch 2's form: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)``
         cls._uses_setup_context = cls.setup_context is not Function.setup_context
 
@@ -426,9 +474,15 @@ def _bump_dirty_versions(ctx: BackwardCFunction) -> None:
 
 
 def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:
-    """A saved output would hold its own grad_fn (a reference cycle): keep a detached alias."""
-    if ctx._saved:
-        ctx._saved = tuple(t._alias() if t is not None and t._grad_fn is ctx else t for t in ctx._saved)
+    """A saved output would hold its own grad_fn (a reference cycle): keep a detached alias, and
+    remember which output it was (``saved_tensors`` links it again for a recorded backward)."""
+    saved = ctx._saved
+    if not saved:
+        return
+    outputs = {index: t._output_nr for index, t in enumerate(saved) if t is not None and t._grad_fn is ctx}
+    if outputs:
+        ctx._saved = tuple(t._alias() if index in outputs else t for index, t in enumerate(saved))
+        ctx._saved_outputs = outputs
 
 
 def once_differentiable(backward: Any) -> Any:
@@ -454,6 +508,26 @@ def once_differentiable(backward: Any) -> Any:
         return tuple(_refusing(r) for r in results)
 
     return wrapper
+
+
+def _refused_twice(ctx: BackwardCFunction, grad_outputs: tuple) -> Any:
+    """Run a backward that is not differentiable where a graph of it is asked for.
+
+    It runs unrecorded; if anything it depends on requires grad (a gradient, or a tensor it
+    saved), its results come through a node that refuses to be differentiated.
+    """
+    _GradMode.enabled = False
+    try:
+        results = ctx._forward_cls.backward(ctx, *grad_outputs)
+    finally:
+        _GradMode.enabled = True
+    depends = [g for g in grad_outputs if isinstance(g, Tensor)]
+    depends += [t for t in ctx._saved or () if t is not None]
+    if not any(t.requires_grad for t in depends) and not ctx._saved_outputs:
+        return results
+    if not isinstance(results, tuple):
+        return _refusing(results)
+    return tuple(_refusing(r) for r in results)
 
 
 def _refusing(result: Any) -> Any:

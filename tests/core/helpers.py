@@ -9,7 +9,9 @@ both, e.g. ``lambda m, a, b: a @ b`` or ``lambda m, a: m.softmax(a, dim=1)``. A 
 2. forward values, dtypes and ``requires_grad`` of every output match PyTorch's, in float64
    and float32;
 3. the gradient of every input matches PyTorch's, for the backward of a random weighted sum
-   of the (differentiable) outputs.
+   of the (differentiable) outputs;
+4. second derivatives: gradcheck of the first derivative (recorded with ``create_graph=True``)
+   passes in float64, and the gradient of ⟨∂L/∂inputs, w⟩ for a random w matches PyTorch's.
 
 Inputs given as a shape are random floats (seeded from the case's name); inputs given as a
 NumPy array are used as they are (float arrays are cast to the run's dtype and require grad,
@@ -192,6 +194,84 @@ def check_gradcheck(fn: Callable, arrays: list) -> None:
     assert mg.autograd.gradcheck(lambda *xs: fn(mg, *xs), tuple(inputs)) is True
 
 
+def _differentiable(tensors: list) -> list:
+    return [t for t in tensors if isinstance(t, mg.Tensor) and t.requires_grad]
+
+
+def check_gradgradcheck(fn: Callable, arrays: list, seed: int) -> None:
+    """Finite differences of the first derivative agree with its own backward, in float64.
+
+    The first derivative is ``v ↦ Σ vᵢ·∂outᵢ/∂inputs`` recorded with ``create_graph=True``; it is
+    checked as a function of the inputs and of ``v`` (as PyTorch's gradgradcheck does).
+    """
+    inputs = mg_inputs(arrays, "float64")
+    outputs = _differentiable(outputs_of(fn(mg, *inputs)))
+    wrt = _differentiable(inputs)
+    if not outputs or not wrt:
+        return
+    rng = numpy.random.default_rng(seed)
+    vs = [mg.tensor(rng.standard_normal(tuple(out.shape)), requires_grad=True) for out in outputs]
+    positions = [i for i, t in enumerate(inputs) if t.requires_grad]
+
+    def first_derivative(*args: mg.Tensor) -> tuple:
+        xs, v = list(inputs), args[len(positions):]
+        for position, x in zip(positions, args):
+            # gradcheck's finite differences pass plain copies: they must still be differentiable here
+            xs[position] = x if x.requires_grad else x.detach().requires_grad_()
+        with mg.enable_grad():
+            outs = _differentiable(outputs_of(fn(mg, *xs)))
+            grads = mg.autograd.grad(outs, [xs[p] for p in positions], list(v), create_graph=True,
+                                     allow_unused=True)
+        return tuple(g for g in grads if g is not None and g.requires_grad)
+
+    if not first_derivative(*wrt, *vs):
+        return  # the first derivative is a constant (floor, sign): nothing to differentiate
+    assert mg.autograd.gradcheck(first_derivative, (*wrt, *vs)) is True
+
+
+def second_derivative_weights(outputs: list, inputs: list, seed: int) -> tuple:
+    """The seeded v (one per differentiable output) and w (one per differentiable input)."""
+    rng = numpy.random.default_rng(seed + 1)
+    vs = [rng.standard_normal(tuple(out.shape)) for out in outputs]
+    ws = [rng.standard_normal(tuple(t.shape)) for t in inputs]
+    return vs, ws
+
+
+def _second_derivatives(lib: Any, fn: Callable, inputs: list, seed: int) -> list | None:
+    """∂/∂inputs ⟨Σ vᵢ·∂outᵢ/∂inputs, w⟩ in ``lib`` (None where the first derivative is constant)."""
+    outputs = [o for o in outputs_of(fn(lib, *inputs)) if o.requires_grad]
+    wrt = [t for t in inputs if t.requires_grad]
+    if not outputs or not wrt:
+        return None
+    vs, ws = second_derivative_weights(outputs, wrt, seed)
+    firsts = lib.autograd.grad(outputs, wrt, [lib.tensor(v) for v in vs], create_graph=True,
+                               allow_unused=True)
+    terms = [(g * lib.tensor(w)).sum() for g, w in zip(firsts, ws) if g is not None and g.requires_grad]
+    if not terms:
+        return None
+    seconds = lib.autograd.grad(sum(terms[1:], terms[0]), wrt, allow_unused=True)
+    # "unused" and zero are the same derivative (libraries differ in which they return)
+    return [lib.zeros_like(t) if s is None else s for s, t in zip(seconds, wrt)]
+
+
+def check_second_order_against_torch(fn: Callable, arrays: list, seed: int) -> None:
+    """Second derivatives (the gradient of a weighted first derivative) equal PyTorch's, in float64."""
+    def compute(torch: Any) -> Any:
+        return _second_derivatives(torch, fn, torch_inputs(arrays, "float64"), seed)
+
+    theirs = reference(compute, inputs={"arrays": arrays, "seed": seed})
+    ours = _second_derivatives(mg, fn, mg_inputs(arrays, "float64"), seed)
+    if theirs is None or ours is None:
+        # one side's first derivative is constant: the other's must be too (or vanish)
+        for second in ours or theirs or []:
+            values = to_numpy(second) if isinstance(second, mg.Tensor) else numpy.asarray(second)
+            assert not numpy.any(values), "second derivative: one library has none, the other is nonzero"
+        return
+    assert len(ours) == len(theirs)
+    for i, (mine, expected) in enumerate(zip(ours, theirs)):
+        assert_matches(mine, expected, "float64", f"second derivative w.r.t. input {i}")
+
+
 # --- the table ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -214,5 +294,7 @@ def check_op(c: Case) -> None:
     arrays = make_inputs(c.specs, c.domain, seed)
     if c.gradcheck:
         check_gradcheck(c.fn, arrays)
+        check_gradgradcheck(c.fn, arrays, seed)
     for dtype in ("float64", "float32"):
         check_against_torch(c.fn, arrays, dtype, seed)
+    check_second_order_against_torch(c.fn, arrays, seed)
