@@ -12,8 +12,10 @@ import numpy as np
 
 
 def make_functions(torch):
-    from torch.autograd import Function
-    from torch.autograd.function import once_differentiable
+    # the note's ``from torch.autograd import Function`` and ``from torch.autograd.function import
+    # once_differentiable``, from the module this program is handed
+    Function = torch.autograd.Function  # noqa: N806
+    once_differentiable = torch.autograd.function.once_differentiable
 
     # Inherit from Function
     class LinearFunction(Function):
@@ -156,7 +158,7 @@ def make_functions(torch):
 
 def main(torch):
     LinearFunction, LinearFunctionCombined, MulConstant, my_cube, Func, SimpleFunc = make_functions(torch)  # noqa: N806
-    from torch.autograd import gradcheck, gradgradcheck
+    gradcheck, gradgradcheck = torch.autograd.gradcheck, torch.autograd.gradgradcheck
 
     rng = np.random.default_rng(19)
     results = {}
