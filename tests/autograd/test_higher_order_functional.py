@@ -306,3 +306,22 @@ def test_hessian_with_a_forward_mode_outer_jacobian():
     ours = minigrad.autograd.functional.hessian(f, minigrad.tensor(a), vectorize=True,
                                                 outer_jacobian_strategy="forward-mode")
     _same(ours, expected)
+
+
+def test_grad_of_outputs_of_which_one_is_computed_from_another():
+    """vhp differentiates all the gradients at once, and one may be computed from another (after
+    ``b - a``, ∂f/∂a = -∂f/∂b): a root of the backward pass that also lies below another root."""
+    a = np.array([0.3, -0.4])
+
+    def compute(lib):
+        x = lib.tensor(a, requires_grad=True)
+        z = x * 2
+        w = -z
+        ones = lib.ones(2, dtype=lib.float64)
+        first = lib.autograd.grad((z, w), x, (ones, 3 * ones))
+        z = x.exp()
+        w = z.sin()
+        lib.autograd.backward((w, z), (ones, 2 * ones))
+        return [first[0], x.grad]
+
+    _same(tuple(compute(minigrad)), reference(compute, inputs={"x": a}))
