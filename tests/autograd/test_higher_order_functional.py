@@ -13,10 +13,10 @@ import minigrad
 
 
 def _same(ours, answer, rtol=1e-9, atol=1e-12) -> None:
-    """``ours`` (Tensors in tuples) has the structure and values of PyTorch's recorded ``answer``
-    (arrays in lists), and carries no graph."""
+    """``ours`` (Tensors in tuples, or lists where PyTorch's forward-mode Jacobian has lists) has the
+    structure and values of PyTorch's recorded ``answer`` (arrays in lists), and carries no graph."""
     if isinstance(answer, list):
-        assert isinstance(ours, tuple) and len(ours) == len(answer), (type(ours), len(answer))
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(answer), (type(ours), len(answer))
         for a, b in zip(ours, answer):
             _same(a, b, rtol, atol)
         return
