@@ -325,3 +325,44 @@ def test_grad_of_outputs_of_which_one_is_computed_from_another():
         return [first[0], x.grad]
 
     _same(tuple(compute(minigrad)), reference(compute, inputs={"x": a}))
+
+
+def test_a_jacobian_penalty_on_an_mlp_is_differentiated_with_respect_to_its_weights():
+    """The contractive penalty ‖∂h/∂x‖², computed with jacobian(create_graph=True), then its gradient
+    with respect to the first layer's weight and bias: a third derivative of the layer."""
+    rng = np.random.default_rng(21)
+    x, w1, b1, w2 = (rng.standard_normal(s) for s in [(3,), (5, 3), (5,), (2, 5)])
+
+    def compute(lib):
+        F = lib.nn.functional  # noqa: N806
+        weight, bias = lib.tensor(w1, requires_grad=True), lib.tensor(b1, requires_grad=True)
+
+        def network(inputs):
+            return F.linear(F.linear(inputs, weight, bias).sigmoid(), lib.tensor(w2))
+
+        jac = lib.autograd.functional.jacobian(network, lib.tensor(x), create_graph=True)
+        penalty = (jac ** 2).sum()
+        return [jac.detach(), *lib.autograd.grad(penalty, (weight, bias))]
+
+    expected = reference(compute, inputs={"x": x, "w1": w1, "b1": b1, "w2": w2})
+    _same(tuple(compute(minigrad)), expected, rtol=1e-8, atol=1e-12)
+
+
+def test_jvp_of_a_small_conv_net_with_respect_to_its_input():
+    """J v of a CNN's logits with respect to the image (batch 1, odd sizes, stride 2, dilation 2, max
+    pooling), by the double-backward trick: the backward pass differentiated once more."""
+    rng = np.random.default_rng(22)
+    x, w = rng.standard_normal((1, 2, 9, 7)), rng.standard_normal((3, 2, 3, 3))
+    head, v = rng.standard_normal((4, 3)), rng.standard_normal((1, 2, 9, 7))
+
+    def compute(lib):
+        F = lib.nn.functional  # noqa: N806
+
+        def logits(image):
+            features = F.max_pool2d(F.conv2d(image, lib.tensor(w), stride=2, dilation=2).relu(), 2)
+            return F.linear(features.flatten(1), lib.tensor(head))
+
+        return lib.autograd.functional.jvp(logits, lib.tensor(x), lib.tensor(v))
+
+    expected = reference(compute, inputs={"x": x, "w": w, "head": head, "v": v})
+    _same(compute(minigrad), expected, rtol=1e-8, atol=1e-12)
