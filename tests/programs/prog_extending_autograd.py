@@ -163,9 +163,14 @@ def main(torch):
     rng = np.random.default_rng(19)
     results = {}
 
-    # The note's gradcheck: "gradcheck takes a tuple of tensors as input, check if your gradient
-    # evaluated with these tensors are close enough to numerical approximations". Smaller sizes than
-    # the note's 20 × 20 and 30 × 20, which take long with minigrad's element-by-element check.
+    # The note's gradcheck, as written there (with the combined form, whose bias defaults to None):
+    # "gradcheck takes a tuple of tensors as input, check if your gradient evaluated with these
+    # tensors are close enough to numerical approximations and returns True if they all verify
+    # this condition."
+    input = (torch.randn(20, 20, dtype=torch.double, requires_grad=True),
+             torch.randn(30, 20, dtype=torch.double, requires_grad=True))
+    results["note_gradcheck"] = gradcheck(LinearFunctionCombined.apply, input, eps=1e-6, atol=1e-4)
+
     linear = LinearFunction.apply
     input = (torch.tensor(rng.standard_normal((4, 5)), dtype=torch.double, requires_grad=True),
              torch.tensor(rng.standard_normal((3, 5)), dtype=torch.double, requires_grad=True),
@@ -209,8 +214,8 @@ def main(torch):
 
 
 def compare(ours, theirs):
-    for key in ("linear_gradcheck", "linear_gradgradcheck", "combined_gradcheck", "mulconstant_gradgradcheck",
-                "cube_gradcheck", "cube_gradgradcheck", "sort_gradcheck"):
+    for key in ("note_gradcheck", "linear_gradcheck", "linear_gradgradcheck", "combined_gradcheck",
+                "mulconstant_gradgradcheck", "cube_gradcheck", "cube_gradgradcheck", "sort_gradcheck"):
         assert ours[key] is True, key
     assert "differentiate twice a function that was marked with @once_differentiable" in ours["sort_twice"]
     assert ours["linear_names"] == ["LinearFunctionBackward", "MmBackward0"]
