@@ -366,3 +366,16 @@ def test_jvp_of_a_small_conv_net_with_respect_to_its_input():
 
     expected = reference(compute, inputs={"x": x, "w": w, "head": head, "v": v})
     _same(compute(minigrad), expected, rtol=1e-8, atol=1e-12)
+
+
+def test_vectorize_is_accepted_and_gives_pytorchs_answer():
+    """``vectorize=True`` (vmap in PyTorch) loops here: the same Jacobian and Hessian."""
+    arrays = _arrays([(3,), (2,)], seed=31)
+
+    def compute(lib):
+        inputs = _tensors(lib, arrays)
+        functional = lib.autograd.functional
+        return (functional.jacobian(lambda a, b: (a.exp() * b.sum(), a * a), inputs, vectorize=True),
+                functional.hessian(lambda a, b: (a.sin() * b.sum() ** 2).sum(), inputs, vectorize=True))
+
+    _same(compute(minigrad), reference(compute, inputs={"x": arrays}))
