@@ -203,21 +203,17 @@ class BackwardPass:
     def _count_dependencies(roots: list) -> dict:
         """How many gradients each node will receive: one per edge into it."""
         dependencies: dict = {}
+        walked = set(roots)  # a root may also lie below another root: its edges count once
         stack = list(roots)
-        walked = set(roots)  # a root reached from another root (a view and its base) is walked once
         while stack:
             node = stack.pop()
             for child, _ in node.next_functions:
                 if child is None:
                     continue
-                count = dependencies.get(child)
-                if count is None:
-                    dependencies[child] = 1
-                    if child not in walked:  # first time seen: walk its inputs too
-                        walked.add(child)
-                        stack.append(child)
-                else:
-                    dependencies[child] = count + 1
+                dependencies[child] = dependencies.get(child, 0) + 1
+                if child not in walked:  # first time seen: walk its inputs too
+                    walked.add(child)
+                    stack.append(child)
         return dependencies
 
     @property

@@ -1,8 +1,13 @@
-"""``gradcheck``: compare backward's gradients with central finite differences, in float64.
+"""``gradcheck`` and ``gradgradcheck``: compare gradients with central finite differences, in float64.
 
 For every input that requires grad and every element x of it, the numeric derivative
 of each output is (f(x + eps) - f(x - eps)) / (2 eps); it must match the analytic one,
 obtained by backpropagating a one-hot gradient through the graph.
+
+``gradgradcheck`` applies the same check one level up: the function it checks is
+x, v ↦ vᵀ ∂f/∂x, the gradient of f computed with ``create_graph=True``, so the analytic side
+is a backward pass through a recorded backward pass (second derivatives), and the numeric
+side is finite differences of first derivatives.
 """
 
 from __future__ import annotations
@@ -10,8 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from minigrad import backend
 from minigrad.tensor import Tensor
+
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 
 class GradcheckError(RuntimeError):
@@ -121,3 +130,72 @@ def _unravel(flat_index: int, shape: tuple) -> tuple:
         index.append(flat_index % size)
         flat_index //= size
     return tuple(reversed(index))
+
+
+_GRAD_OUTPUTS_SEED = 0  # gradgradcheck's random grad_outputs are the same on every call
+
+
+def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
+    """True if the gradients of ``func``'s gradients match finite differences (PyTorch's ``gradgradcheck``).
+
+    It runs :func:`gradcheck` on ``(*inputs, *grad_outputs) ↦ grad(func(*inputs), inputs,
+    grad_outputs, create_graph=True)``: the first derivative, computed by a backward pass that is
+    itself recorded, is checked against central differences of that first derivative, with
+    respect to the inputs (second derivatives) and to ``grad_outputs`` (the backward's
+    linearity). ``grad_outputs`` default to random values in [-1, 1), one per floating output,
+    drawn from a fixed seed so that a failure reproduces. ``gen_non_contig_grad_outputs``,
+    ``nondet_tol`` and the ``check_*`` options are accepted for PyTorch's signature; minigrad has
+    no forward-mode AD, so ``check_fwd_over_rev=True`` is refused.
+    """
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
+    if check_fwd_over_rev:
+        raise NotImplementedError("gradgradcheck(check_fwd_over_rev=True) needs forward-mode AD, which "
+                                  "minigrad does not have; see docs/compatibility.md")
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if grad_outputs is None:
+        grad_outputs = _random_grad_outputs(_differentiable_outputs(func, inputs))
+    else:
+        grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    differentiable = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    count = len(grad_outputs)
+
+    def first_derivative(*args: Any) -> tuple:
+        """The gradients of ``func``'s outputs, weighted by the last ``count`` arguments (recorded)."""
+        from minigrad.autograd.api import grad  # noqa: PLC0415 (api imports the engine, which imports ops)
+        from minigrad.autograd.grad_mode import enable_grad  # noqa: PLC0415
+
+        with enable_grad():  # also where gradcheck's finite differences call it under no_grad
+            outputs = _differentiable_outputs(func, args[:len(args) - count])
+            if not outputs:
+                return ()
+            targets = [args[i] for i in differentiable]
+            weights = list(args[len(args) - count:])
+            grads = grad(outputs, targets, weights, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
+
+
+def _differentiable_outputs(func: Callable, inputs: tuple) -> tuple:
+    """The outputs of ``func`` that require grad: those ``gradgradcheck`` gives a grad_output."""
+    return tuple(out for out in _outputs(func, inputs) if out.requires_grad)
+
+
+def _random_grad_outputs(outputs: tuple) -> tuple:
+    """One tensor per output, uniform in [-1, 1), of its shape, dtype and device, requiring grad."""
+    from minigrad.creation import tensor  # noqa: PLC0415 (creation imports autograd)
+
+    rng = numpy.random.default_rng(_GRAD_OUTPUTS_SEED)  # on the host: the same numbers on any device
+    return tuple(tensor(rng.uniform(-1.0, 1.0, tuple(out.shape)), dtype=out.dtype, device=out.device,
+                        requires_grad=True) for out in outputs)

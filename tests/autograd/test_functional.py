@@ -1,5 +1,6 @@
 """``minigrad.autograd.functional``: ``vjp`` and ``jacobian`` against PyTorch's, values and the exact
-return structure (Tensor, tuple, tuple of tuples), strict mode, and the helpers not yet supported."""
+return structure (Tensor, tuple, tuple of tuples) and strict mode. The higher-order helpers and
+``create_graph=True`` are tested in test_higher_order_functional.py."""
 
 from __future__ import annotations
 
@@ -134,17 +135,3 @@ def test_bad_arguments_raise_as_torch():
             functional.jacobian(lambda t: 3.0, lib.ones(2))
         with pytest.raises(AssertionError, match="Expected strategy to be either"):
             functional.jacobian(lambda t: t, lib.ones(2), strategy="sideways")
-
-
-@pytest.mark.parametrize("call", [
-    lambda f: f.vjp(lambda t: t.sum(), minigrad.ones(2), create_graph=True),
-    lambda f: f.jacobian(lambda t: t, minigrad.ones(2), create_graph=True),
-    lambda f: f.jacobian(lambda t: t, minigrad.ones(2), vectorize=True, strategy="forward-mode"),
-    lambda f: f.jvp(lambda t: t, minigrad.ones(2), minigrad.ones(2)),
-    lambda f: f.hessian(lambda t: t.sum(), minigrad.ones(2)),
-    lambda f: f.hvp(lambda t: t.sum(), minigrad.ones(2), minigrad.ones(2)),
-    lambda f: f.vhp(lambda t: t.sum(), minigrad.ones(2), minigrad.ones(2)),
-], ids=["vjp_create_graph", "jacobian_create_graph", "forward_mode", "jvp", "hessian", "hvp", "vhp"])
-def test_what_needs_higher_order_gradients_says_so(call):
-    with pytest.raises(NotImplementedError, match="docs/compatibility.md"):
-        call(minigrad.autograd.functional)

@@ -85,7 +85,7 @@ def test_api_pages_are_generated_from_the_docstrings(site: Path) -> None:
 
 
 def test_the_notebooks_are_rendered_executed_with_their_outputs(site: Path) -> None:
-    assert len(NOTEBOOKS) == 4
+    assert len(NOTEBOOKS) == 5
     pages = {name: _page(site, name) for name in NOTEBOOKS}
     for name, page in pages.items():
         assert "data:image/png;base64," in page, name      # its pictures
@@ -94,13 +94,15 @@ def test_the_notebooks_are_rendered_executed_with_their_outputs(site: Path) -> N
     assert "AccumulateGrad (a)" in pages["notebooks/01_autograd_from_zero"]       # the stepper's table
     assert "Δb by hand: Σ δ = (1) + (-1) + (2) + (0) = 2.0" in pages["notebooks/03_conv2d_backward"]
     assert re.search(r"test accuracy on 2000 images: \d+\.\d+%", pages["notebooks/04_mnist_cnn"])
+    assert "Cube:         gradcheck True   gradgradcheck True" in pages["notebooks/05_hessians_and_newton"]
     assert (site / "notebooks" / "03_conv2d_backward" / "index.html").stat().st_size > 200_000
 
 
 def test_each_math_page_links_its_notebook(site: Path) -> None:
     links = [("backprop-linear", "02_linear_backward"), ("backprop-conv", "03_conv2d_backward"),
              ("conv-algorithms", "03_conv2d_backward"), ("custom-function", "01_autograd_from_zero"),
-             ("getting-started", "04_mnist_cnn")]
+             ("getting-started", "04_mnist_cnn"), ("custom-function", "05_hessians_and_newton"),
+             ("architecture", "05_hessians_and_newton")]
     for page, notebook in links:
         assert f'href="../notebooks/{notebook}/"' in _page(site, page), (page, notebook)
     overview = _page(site, "notebooks")
