@@ -32,7 +32,8 @@ def padded_source(x: Any, padding: Pair) -> Any:
     return im2col.padded_source(x, padding, copy_into)
 
 
-def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int) -> Any:
+def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int,
+                out: Any = None) -> Any:
     """``im2col.im2col_rows``: each range of channels fills its own block of rows of the columns, or,
     with fewer channels than threads (a first layer's one or three), each range of output rows its
     own block of columns (the columns (h, w, n) of output row h are one run in every row)."""
@@ -40,7 +41,7 @@ def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilat
     c, n = source.shape[0], source.shape[3]
     taps = kernel_size[0] * kernel_size[1]
     count = rows.stop - rows.start
-    cols = xp.empty((c * taps, count * w_out * n), dtype=source.dtype)
+    cols = xp.empty((c * taps, count * w_out * n), dtype=source.dtype) if out is None else out
 
     def fill_channels(start: int, stop: int) -> None:
         im2col.im2col_rows(source[start:stop], rows, kernel_size, stride, dilation, w_out,
