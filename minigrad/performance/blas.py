@@ -24,7 +24,7 @@ from typing import Any
 import numpy  # noqa: F401 (loaded before the BLAS libraries are looked for: they are NumPy's)
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["controllable", "one_thread"]
+__all__ = ["controllable", "one_thread", "set_threads", "thread_counts"]
 
 _libraries: list[Any] | None = None   # threadpoolctl's controllers of the loaded BLAS libraries
 _lock = threading.Lock()
@@ -57,6 +57,23 @@ def _blas_libraries() -> list[Any]:
 def controllable() -> bool:
     """True when a BLAS whose thread count can be set is loaded (threadpoolctl found one)."""
     return bool(_blas_libraries())
+
+
+def thread_counts() -> list[int]:
+    """Each BLAS library's thread count outside :func:`one_thread` blocks (the one it has after them)."""
+    with _lock:
+        return list(_counts) if _holders else [library.num_threads for library in _blas_libraries()]
+
+
+def set_threads(threads: int) -> None:
+    """Give every BLAS library ``threads`` threads, now or, inside a :func:`one_thread` block, when
+    the last block ends (``mg.set_num_threads``)."""
+    global _counts
+    with _lock:
+        if _holders:
+            _counts = [threads] * len(_blas_libraries())
+            return
+    ThreadpoolController().limit(limits=threads, user_api="blas")
 
 
 @contextmanager

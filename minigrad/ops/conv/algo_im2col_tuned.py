@@ -52,7 +52,7 @@ KEPT_COLUMNS_BYTES = BAND_BYTES * 3 // 2
 # When whole bands on the pool's threads beat the BLAS's own threads (docs/performance.md,
 # "One set of threads"): columns at least this wide (C_in/G·kh·kw rows per group; a thin product
 # gains more from the BLAS's threads) and a column matrix at least this big.
-POOL_MIN_WIDTH = 32
+POOL_MIN_WIDTH = 27
 POOL_MIN_BYTES = 1024 * 1024
 
 
