@@ -31,7 +31,7 @@ PARTS = ("forward", "grad_input", "grad_weight")
 NEVER = 1 << 62
 
 
-def _worker(threads: int, repeats: int) -> None:
+def _worker(threads: int, repeats: int, chosen: list[int]) -> None:
     import numpy
 
     import minigrad as mg
@@ -41,7 +41,7 @@ def _worker(threads: int, repeats: int) -> None:
     mg.set_num_threads(threads)
     rng = numpy.random.default_rng(0)
     rows = []
-    for shape in SHAPES:
+    for shape in (SHAPES[i] for i in chosen):
         n, c_in, h, w, c_out, k, s, p, d, g = shape
         if is_depthwise((c_out, c_in // g, k, k), g, (s, s)):
             continue
@@ -77,18 +77,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--shapes", default="", help="indices into conv.py's SHAPES, e.g. 1,5 (default all)")
     add_blas_arguments(parser)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    chosen = [int(i) for i in args.shapes.split(",")] if args.shapes else list(range(len(SHAPES)))
     if args.worker:
-        _worker(args.threads, args.repeats)
+        _worker(args.threads, args.repeats, chosen)
         return
     native = args.blas == "native"
     env = blas_environment(args.threads, native)
     print(f"{processor()}; {args.threads} threads. {blas_header(env, native)}")
     completed = subprocess.run([sys.executable, __file__, "--worker", "--threads", str(args.threads),
-                                "--repeats", str(args.repeats)], capture_output=True, text=True, env=env,
-                               check=True)
+                                "--repeats", str(args.repeats), "--shapes", ",".join(map(str, chosen))],
+                               capture_output=True, text=True, env=env, check=True)
     rows = json.loads(completed.stdout.strip().splitlines()[-1])
     print(f"{'shape (N,Cin,H,W,Cout,k,s,p,d,g)':<34} {'part':<12} {'BLAS threads':>12} {'pool bands':>11} "
           f"{'ratio':>6}  rule picks")

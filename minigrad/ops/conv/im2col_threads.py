@@ -7,7 +7,9 @@ col2im adds those rows back onto channel c only. (im2col of an input with few ch
 over output rows instead; col2im never is: overlapping windows of different output rows add
 onto the same pixels.) So ``parallel_for`` (``minigrad/performance/parallel.py``)
 can hand each thread a range of channels and no two threads touch the same numbers. The plain
-path (``algo_im2col.py``) uses ``im2col.py`` directly, on one thread.
+path (``algo_im2col.py``) uses ``im2col.py`` directly, on one thread; so does each thread of the
+tuned driver when it runs whole bands on the pool (its products there need the copies on the
+same thread, next to them).
 """
 
 from __future__ import annotations
