@@ -76,37 +76,52 @@ def blas_header(env: dict, native: bool) -> str:
     return f"NumPy's BLAS: {blas_kernel(env)}. {blas_setting(native)}"
 
 
-# The benchmarks' own way to try another threshold for minigrad's thread pool without editing
-# performance/parallel.py: the driver puts it into its workers' environment, the minigrad worker applies it.
+# The benchmarks' own way to try another threshold for minigrad's thread pool, or another way for the
+# tuned convolution to use the threads, without editing minigrad: the driver puts them into its
+# workers' environment, the minigrad worker applies them.
 CHUNK_VARIABLE = "MINIGRAD_BENCHMARK_MIN_CHUNK_BYTES"
+BANDS_VARIABLE = "MINIGRAD_BENCHMARK_BANDS"
+# --bands: the tuned conv's products by its rule, always in bands on the pool, or always on the BLAS's threads
+BANDS_SETTINGS = {"rule": None, "pool": (1, 0), "blas": (1 << 62, 1 << 62)}   # (POOL_MIN_WIDTH, _BYTES)
 
 
 def add_chunk_argument(parser: argparse.ArgumentParser) -> None:
-    """``--min-chunk-bytes N``: minigrad's workers use N as ``performance.parallel.MIN_CHUNK_BYTES``."""
+    """``--min-chunk-bytes N``: minigrad's workers use N as ``performance.parallel.MIN_CHUNK_BYTES``;
+    ``--bands rule|pool|blas``: how the tuned convolution's products use the threads."""
     parser.add_argument("--min-chunk-bytes", type=int, default=None,
                         help="minigrad's workers cut work into pieces of at least N bytes "
                              "(default: minigrad.performance.parallel.MIN_CHUNK_BYTES); for tuning it")
+    parser.add_argument("--bands", choices=list(BANDS_SETTINGS), default="rule",
+                        help="the tuned conv's products: by its shape rule (default), always in bands on "
+                             "minigrad's pool with the BLAS on one thread, or always on the BLAS's threads")
 
 
-def with_chunk_setting(env: dict, min_chunk_bytes: int | None) -> dict:
-    """``env`` carrying ``--min-chunk-bytes`` to the workers (unchanged without it)."""
-    return env if min_chunk_bytes is None else dict(env, **{CHUNK_VARIABLE: str(min_chunk_bytes)})
+def with_chunk_setting(env: dict, min_chunk_bytes: int | None, bands: str = "rule") -> dict:
+    """``env`` carrying ``--min-chunk-bytes`` and ``--bands`` to the workers (unchanged without them)."""
+    env = env if min_chunk_bytes is None else dict(env, **{CHUNK_VARIABLE: str(min_chunk_bytes)})
+    return env if bands == "rule" else dict(env, **{BANDS_VARIABLE: bands})
 
 
 def use_chunk_setting() -> str:
-    """In a minigrad worker: apply ``--min-chunk-bytes`` if the driver passed it; say what is used."""
+    """In a minigrad worker: apply ``--min-chunk-bytes`` and ``--bands`` if the driver passed them;
+    say what is used."""
+    from minigrad.ops.conv import algo_im2col_tuned
     from minigrad.performance import parallel
 
     if os.environ.get(CHUNK_VARIABLE):
         parallel.MIN_CHUNK_BYTES = int(os.environ[CHUNK_VARIABLE])
+    forced = BANDS_SETTINGS.get(os.environ.get(BANDS_VARIABLE, "rule"))
+    if forced is not None:
+        algo_im2col_tuned.POOL_MIN_WIDTH, algo_im2col_tuned.POOL_MIN_BYTES = forced
     return f"minigrad's MIN_CHUNK_BYTES: {parallel.MIN_CHUNK_BYTES}"
 
 
 def chunk_setting(env: dict) -> str:
-    """For a header: the threshold minigrad's workers run with under ``env``."""
+    """For a header: the threshold minigrad's workers run with under ``env``, and the conv's bands."""
     value = env.get(CHUNK_VARIABLE)
-    return f"minigrad's MIN_CHUNK_BYTES: {value} (--min-chunk-bytes)" if value else \
-        "minigrad's MIN_CHUNK_BYTES: its default"
+    bands = env.get(BANDS_VARIABLE, "rule")
+    return (f"minigrad's MIN_CHUNK_BYTES: {value} (--min-chunk-bytes)" if value else
+            "minigrad's MIN_CHUNK_BYTES: its default") + f"; conv bands: {bands}"
 
 
 def processor() -> str:

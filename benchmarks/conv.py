@@ -263,7 +263,7 @@ def main() -> None:
         return
 
     native = args.blas == "native"
-    env = with_chunk_setting(blas_environment(args.threads, native), args.min_chunk_bytes)
+    env = with_chunk_setting(blas_environment(args.threads, native), args.min_chunk_bytes, args.bands)
     libraries = {"minigrad": Worker("minigrad", args, env)}
     if not args.no_torch and torch_available():
         libraries["torch"] = Worker("torch", args, env)

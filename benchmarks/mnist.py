@@ -9,6 +9,7 @@ medians are printed.
     python benchmarks/mnist.py [--rounds 5] [--steps 30] [--batch-size 64] [--threads 2]
     python benchmarks/mnist.py --blas pinned  # keep this machine's OPENBLAS_CORETYPE / _L2_SIZE
     python benchmarks/mnist.py --profile      # where minigrad's step spends its time
+    python benchmarks/mnist.py --bands pool   # the tuned conv's products always in bands on the pool
 """
 
 from __future__ import annotations
@@ -98,9 +99,9 @@ def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
 
 
 def compare(rounds: int, steps: int, batch_size: int, threads: int, native_blas: bool,
-            min_chunk_bytes: int | None) -> None:
+            min_chunk_bytes: int | None, bands: str = "rule") -> None:
     libraries = ["minigrad"] + (["torch"] if torch_available() else [])
-    environment = with_chunk_setting(blas_environment(threads, native_blas), min_chunk_bytes)
+    environment = with_chunk_setting(blas_environment(threads, native_blas), min_chunk_bytes, bands)
     environments = {"minigrad": environment, "torch": environment}
     extra_args = ["--steps", str(steps), "--batch-size", str(batch_size), "--threads", str(threads)]
     runs = run_interleaved(__file__, libraries, rounds, extra_args, environments)
@@ -136,7 +137,7 @@ def main() -> None:
         profile(setup, args.steps, args.batch_size)
     else:
         compare(args.rounds, args.steps, args.batch_size, args.threads, args.blas == "native",
-                args.min_chunk_bytes)
+                args.min_chunk_bytes, args.bands)
 
 
 if __name__ == "__main__":

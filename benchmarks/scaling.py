@@ -75,7 +75,7 @@ def measure(args: argparse.Namespace, libraries: list[str], thread_counts: list[
     samples: dict = {}
     for _ in range(args.rounds):
         for threads in thread_counts:
-            env = with_chunk_setting(blas_environment(threads, native), args.min_chunk_bytes)
+            env = with_chunk_setting(blas_environment(threads, native), args.min_chunk_bytes, args.bands)
             for library in libraries:
                 step = mnist_step_ms(library, threads, args.steps, args.batch_size, env)
                 samples.setdefault(("mnist", library, threads), []).append(step)
@@ -179,7 +179,7 @@ def main() -> None:
     native = args.blas == "native"
     header = (f"median of {args.rounds} interleaved round(s), {args.steps} steps of batch {args.batch_size}; "
               f"{processor()}\n{blas_header(blas_environment(thread_counts[-1], native), native)}; "
-              f"{chunk_setting(with_chunk_setting({}, args.min_chunk_bytes))}")
+              f"{chunk_setting(with_chunk_setting({}, args.min_chunk_bytes, args.bands))}")
     table = markdown(rows, libraries, thread_counts)
     write_csv(rows, out / "scaling.csv")
     (out / "scaling.md").write_text(header + "\n\n" + table, encoding="utf-8")

@@ -1,12 +1,14 @@
 """How many threads minigrad computes with: ``mg.set_num_threads(n)`` and ``mg.get_num_threads()``.
 
-minigrad's arithmetic runs in NumPy, and NumPy's matrix products (every convolution and linear
-layer) run on the threads of its BLAS library. The rest (copies, pooling, ReLU, the optimiser's
-update) runs in pieces on minigrad's own thread pool (``minigrad/performance/parallel.py``), as many threads
-as the BLAS has. ``set_num_threads`` limits both, the BLAS through threadpoolctl, for the rest of
-the process, as ``torch.set_num_threads`` limits PyTorch's intra-op threads; ``get_num_threads``
-says how many they use. Until a program calls ``set_num_threads``, both use the BLAS's own
-count (the processor count where no BLAS is found). On the GPU (CuPy) the number does not apply.
+minigrad's arithmetic runs in NumPy. Its matrix products (every convolution and linear layer)
+run on the threads of NumPy's BLAS library, or — for the default convolution's larger layers —
+in bands on minigrad's own thread pool, the BLAS held to one thread meanwhile
+(``minigrad/performance/parallel.py``, ``blas.py``); the rest (copies, pooling, ReLU, the
+optimiser's update) runs in pieces on the same pool, as many threads as the BLAS has.
+``set_num_threads`` limits both, the BLAS through threadpoolctl, for the rest of the process, as
+``torch.set_num_threads`` limits PyTorch's intra-op threads; ``get_num_threads`` says how many
+they use. Until a program calls ``set_num_threads``, both use the BLAS's own count (the
+processor count where no BLAS is found). On the GPU (CuPy) the number does not apply.
 
 ``set_num_interop_threads`` / ``get_num_interop_threads`` exist for PyTorch's programs: minigrad
 runs one operation at a time, so the number is kept and reported, and changes nothing.
@@ -16,9 +18,7 @@ from __future__ import annotations
 
 import os
 
-from threadpoolctl import ThreadpoolController
-
-from minigrad.performance import parallel
+from minigrad.performance import blas, parallel
 
 __all__ = ["get_num_interop_threads", "get_num_threads", "set_num_interop_threads", "set_num_threads"]
 
@@ -38,7 +38,7 @@ def set_num_threads(n: int) -> None:
     """Compute with at most ``n`` threads (NumPy's BLAS and minigrad's pool), from now on in this process."""
     global _threads
     _threads = _positive_int(n, "set_num_threads")
-    ThreadpoolController().limit(limits=_threads, user_api="blas")
+    blas.set_threads(_threads)
     parallel.resize(_threads)
 
 
@@ -46,7 +46,7 @@ def get_num_threads() -> int:
     """The threads minigrad computes with: the last ``set_num_threads``, else the BLAS's own count."""
     if _threads is not None:
         return _threads
-    counts = [pool.num_threads for pool in ThreadpoolController().select(user_api="blas").lib_controllers]
+    counts = blas.thread_counts()
     return max(counts) if counts else os.cpu_count() or 1
 
 

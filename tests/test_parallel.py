@@ -18,7 +18,7 @@ import standin_cupy
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from minigrad.performance import parallel
+from minigrad.performance import blas, parallel
 
 
 @pytest.fixture
@@ -162,6 +162,63 @@ def test_the_cupy_standin_runs_in_one_piece_on_the_calling_thread(many_pieces):
     out = cp.empty((64, 8))
     parallel.map_into(lambda x, out: cp.negative(x, out=out), out, cp.ones((64, 8)))
     assert float(out.sum().get()) == -512.0
+
+
+def _blas_threads():
+    return [library.num_threads for library in blas._blas_libraries()]
+
+
+@pytest.mark.skipif(not blas.controllable(), reason="no BLAS whose threads threadpoolctl can set")
+def test_products_run_one_range_per_thread_with_the_blas_on_one_thread(many_pieces):
+    before = _blas_threads()
+    for n in (1, 2, 3, 7):
+        covered, counts = [], []
+        lock = threading.Lock()
+
+        def record(start, stop, covered=covered, counts=counts, lock=lock):
+            product = np.ones((64, 64)) @ np.ones((64, 64))           # a BLAS call inside a range is allowed
+            with lock:
+                covered.append((start, stop))
+                counts.extend(_blas_threads())
+            assert product[0, 0] == 64.0
+
+        parallel.parallel_products(n, record)
+        assert sorted(covered) == [(n * i // min(n, 4), n * (i + 1) // min(n, 4)) for i in range(min(n, 4))]
+        assert set(counts) == ({1} if n > 1 else set(before))          # one range: no block, nothing held
+    assert _blas_threads() == before
+
+
+def test_products_inside_a_piece_or_on_the_cupy_standin_run_on_the_calling_thread(many_pieces):
+    assert parallel.product_threads(standin_cupy.standin) == 1
+    inner = []
+    parallel.parallel_for(np, 4, 1, lambda start, stop: inner.append(parallel.product_threads(np)))
+    assert inner == [1] * 4
+    parallel.resize(1)
+    assert parallel.product_threads(np) == 1
+
+
+def test_an_exception_in_products_gives_the_blas_its_threads_back(many_pieces):
+    before = _blas_threads()
+
+    def work(start, stop):
+        if start > 0:
+            raise ArithmeticError("a band failed")
+
+    with pytest.raises(ArithmeticError, match="a band failed"):
+        parallel.parallel_products(4, work)
+    assert _blas_threads() == before
+
+
+def test_set_num_threads_inside_a_block_applies_when_it_ends():
+    before = _blas_threads()
+    try:
+        with blas.one_thread():
+            blas.set_threads(3)
+            assert set(_blas_threads()) == {1} and set(blas.thread_counts()) == {3}
+        assert set(_blas_threads()) == {3}
+    finally:
+        blas.set_threads(max(before))
+    assert _blas_threads() == before
 
 
 def test_outer_axis_is_the_outermost_in_memory():

@@ -27,12 +27,16 @@ How it works:
 - Chunks run in a copy of the caller's ``contextvars`` context: NumPy keeps its error state
   (``numpy.errstate``) and ufunc buffer size there, so a chunk computes under the caller's.
 
-What a chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``). The BLAS already
-runs on ``get_num_threads()`` threads of its own; a BLAS call in each of ``n`` chunks would put
-``n²`` threads on ``n`` cores, and they would slow each other down. Chunks wrap copies, ufuncs
-and ``einsum`` (which, unoptimised as minigrad calls it, does not call the BLAS); products stay
-outside them. (Limiting the BLAS to one thread around each parallel loop
-would work too, but threadpoolctl's switch costs more than the small loops it would wrap.)
+What a ``parallel_for`` chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``). The
+BLAS already runs on ``get_num_threads()`` threads of its own; a BLAS call in each of ``n`` chunks
+would put ``n²`` threads on ``n`` cores, and they would slow each other down. Chunks wrap copies,
+ufuncs and ``einsum`` (which, unoptimised as minigrad calls it, does not call the BLAS).
+
+Work whose pieces are products goes to :func:`parallel_products` instead: it holds the BLAS to one
+thread (``blas.py``) while the pool's threads each run their own pieces, products included — one
+set of threads for all of it. The tuned convolution asks :func:`product_threads` whether that is
+possible (NumPy arrays, a pool of two or more, a BLAS whose threads can be set) and decides by
+the shape whether it pays (``algo_im2col_tuned.py``).
 """
 
 from __future__ import annotations
@@ -47,9 +51,10 @@ from typing import Any
 import numpy
 
 from minigrad.backend import get_array_module
+from minigrad.performance import blas
 
 __all__ = ["MIN_CHUNK_BYTES", "chunk_ranges", "copy_into", "in_pieces", "map_into", "outer_axis",
-           "parallel_for", "pool_size"]
+           "parallel_for", "parallel_products", "pool_size", "product_threads"]
 
 # The least work (bytes read and written) worth handing to another thread. Smaller pieces lost
 # time in a training step on the 2-core machine, while the BLAS also runs threads of its own
@@ -130,9 +135,37 @@ def parallel_for(xp: Any, n_items: int, item_bytes: int, fn: Callable[[int, int]
     if xp is not numpy or getattr(_local, "inside", False):
         fn(0, n_items)
         return
-    ranges = chunk_ranges(n_items, item_bytes, pool_size())
-    if len(ranges) == 1:
+    _run_ranges(chunk_ranges(n_items, item_bytes, pool_size()), fn)
+
+
+def product_threads(xp: Any) -> int:
+    """How many threads :func:`parallel_products` would run: ``pool_size()``, or 1 where it cannot
+    (arrays not NumPy's, a pool of one, inside a chunk, or no BLAS whose threads can be set)."""
+    if xp is not numpy or getattr(_local, "inside", False) or pool_size() < 2 or not blas.controllable():
+        return 1
+    return pool_size()
+
+
+def parallel_products(n_items: int, fn: Callable[[int, int], None]) -> None:
+    """Run ``fn(start, stop)`` over :func:`product_threads` near-equal ranges of ``range(n_items)``
+    at once, the BLAS held to one thread throughout, so that ``fn`` may call it.
+
+    For NumPy arrays only, and for work the caller has found worth cutting: every thread gets a range.
+    ``fn`` must only write its own range's part of the output.
+    """
+    count = min(product_threads(numpy), n_items)
+    if count <= 1:
         fn(0, n_items)
+        return
+    bounds = [n_items * i // count for i in range(count + 1)]
+    with blas.one_thread():
+        _run_ranges([(bounds[i], bounds[i + 1]) for i in range(count)], fn)
+
+
+def _run_ranges(ranges: list[tuple[int, int]], fn: Callable[[int, int], None]) -> None:
+    """``fn`` over ``ranges``: the first on the calling thread, the others on the pool; errors after all."""
+    if len(ranges) == 1:
+        fn(*ranges[0])
         return
     pool = _pool(pool_size() - 1)
     futures: list[Future] = [pool.submit(_run_chunk, contextvars.copy_context(), fn, start, stop)

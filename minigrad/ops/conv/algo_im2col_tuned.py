@@ -14,23 +14,33 @@ for the processor (measurements and how to rerun them: docs/performance.md, "Con
 - **Memory layout.** The input is moved to (C, H, W, N) memory once (``im2col.padded_source``),
   δ likewise, once for both gradients (``prepare_grad_output``), and the output is handed on
   as an NCHW view of the product's (C, H, W, N) result, without a transposed copy.
-- **Threads.** The copies (the layout moves, im2col, col2im) run in pieces over channels on
-  minigrad's thread pool (``im2col_threads.py``); the products run on the BLAS's own threads.
+- **Threads.** Two ways, chosen per call by :func:`_threads` from the shape. One set of threads:
+  the BLAS held to one thread, minigrad's pool runs whole bands — each thread makes its band's
+  columns and multiplies them, so they stay in its core's cache (``parallel.parallel_products``).
+  The forward cuts the output rows between the threads; the two gradients cut the input
+  channels (or the groups), every thread going through the same bands as one thread would.
+  The results equal one thread's up to rounding: the BLAS may round a product cut in pieces
+  differently in the last bit; on a given thread count they are the same on every run.
+  Otherwise (thin products, small layers, one thread) the products run on the BLAS's own
+  threads and the copies in pieces over channels (``im2col_threads.py``).
 - **Depthwise** convolutions (one input channel per group, stride 1) do not come here:
   ``algorithms.algorithm_module`` sends them to ``depthwise.py``, which sums shifted images.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy
 
 from minigrad.backend import get_array_module
+from minigrad.ops.conv import im2col, im2col_threads
 from minigrad.ops.conv.algo_im2col import per_group
 from minigrad.ops.conv.geometry import Pair, output_shape
 from minigrad.ops.conv.im2col import interior
-from minigrad.ops.conv.im2col_threads import batch_last, col2im_rows, im2col_rows, padded_source
+from minigrad.ops.conv.im2col_threads import batch_last, padded_source
+from minigrad.performance import parallel
 
 __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
@@ -39,6 +49,11 @@ __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 BAND_BYTES = 3 * 1024 * 1024
 # Columns this small are kept for grad_weight rather than made again (docs/performance.md).
 KEPT_COLUMNS_BYTES = BAND_BYTES * 3 // 2
+# When whole bands on the pool's threads beat the BLAS's own threads (docs/performance.md,
+# "One set of threads"): columns at least this wide (C_in/G·kh·kw rows per group; a thin product
+# gains more from the BLAS's threads) and a column matrix at least this big.
+POOL_MIN_WIDTH = 27
+POOL_MIN_BYTES = 1024 * 1024
 
 
 def _bands(xp: Any, h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
@@ -58,6 +73,42 @@ def _bands(xp: Any, h_out: int, column_rows: int, w_out: int, n: int, itemsize: 
 def _columns_of(rows: slice, w_out: int, n: int) -> slice:
     """Where the output rows ``rows`` lie among the (h, w, n) columns of a product."""
     return slice(rows.start * w_out * n, rows.stop * w_out * n)
+
+
+def _threads(xp: Any, width: int, column_bytes: int, units: int) -> int:
+    """How many of the pool's threads run this call's bands, the BLAS on one thread; 1: the BLAS's own
+    threads run the products. ``width``: rows of a group's column matrix (C_in/G·kh·kw);
+    ``units``: how many pieces the work can be cut into."""
+    threads = parallel.product_threads(xp)
+    if threads == 1 or units < 2 or width < POOL_MIN_WIDTH or column_bytes < POOL_MIN_BYTES:
+        return 1
+    return threads
+
+
+def _parts(first: int, last: int, groups: int, c_in: int, taps: int) -> tuple[slice, slice, slice]:
+    """The gradients' share ``first:last`` of the work: whole groups, or input channels of a single group.
+
+    Returns (groups, rows of a group's column matrix, input channels) that the share covers.
+    """
+    if groups > 1:
+        per_group_channels = c_in // groups
+        return slice(first, last), slice(None), slice(first * per_group_channels, last * per_group_channels)
+    return slice(None), slice(first * taps, last * taps), slice(first, last)
+
+
+def _in_parts(xp: Any, work: Callable[[int, int, Any, Any], None], groups: int, c_in: int, width: int,
+              column_bytes: int) -> None:
+    """``work(first, last, im2col_rows, col2im_rows)`` over the gradients' shares (groups, or channels):
+    on the pool's threads, each share's copies and products on its own thread, or all at once with
+    the BLAS's threads and the copies in pieces."""
+    units = groups if groups > 1 else c_in
+    if _threads(xp, width, column_bytes, units) > 1:
+        def on_one_thread(first: int, last: int) -> None:
+            work(first, last, im2col.im2col_rows, im2col.col2im_rows)
+
+        parallel.parallel_products(units, on_one_thread)
+    else:
+        work(0, units, im2col_threads.im2col_rows, im2col_threads.col2im_rows)
 
 
 def _grouped_weight(weight: Any, groups: int) -> Any:
@@ -84,58 +135,96 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
 
     ``saved`` is ``(padded input, columns)`` for ``grad_weight``: the columns when they were
     one band of at most ``KEPT_COLUMNS_BYTES``, else None, and ``grad_weight`` makes them again.
+    On the pool, each thread computes a range of output rows (each column of Y is the same
+    product whichever band it is in).
     """
     xp = get_array_module(x)
-    n = x.shape[0]
+    n, itemsize = x.shape[0], x.dtype.itemsize
     c_out, _, kh, kw = weight.shape
     h_out, w_out = output_shape(x.shape, (kh, kw), stride, padding, dilation)
     source = padded_source(x, padding)
     w_g = _grouped_weight(weight, groups)
+    column_rows = w_g.shape[2] * groups
     out = xp.empty((groups, c_out // groups, h_out * w_out * n), dtype=x.dtype)
-    bands = _bands(xp, h_out, w_g.shape[2] * groups, w_out, n, x.dtype.itemsize)
-    for rows in bands:
-        cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out)
-        xp.matmul(w_g, per_group(cols, groups), out=out[:, :, _columns_of(rows, w_out, n)])
-    kept_cols = cols if len(bands) == 1 and cols.nbytes <= KEPT_COLUMNS_BYTES else None
+    column_bytes = column_rows * h_out * w_out * n * itemsize
+    keep = len(_bands(xp, h_out, column_rows, w_out, n, itemsize)) == 1 and column_bytes <= KEPT_COLUMNS_BYTES
+    kept_cols = xp.empty((column_rows, h_out * w_out * n), dtype=x.dtype) if keep else None
+
+    def output_rows(first: int, last: int, im2col_rows: Callable[..., Any]) -> None:
+        for band in _bands(xp, last - first, column_rows, w_out, n, itemsize):
+            rows = slice(first + band.start, first + band.stop)
+            columns = _columns_of(rows, w_out, n)
+            cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out,
+                               out=None if kept_cols is None else kept_cols[:, columns])
+            xp.matmul(w_g, per_group(cols, groups), out=out[:, :, columns])
+
+    if _threads(xp, w_g.shape[2], column_bytes, h_out) > 1:
+        parallel.parallel_products(h_out, lambda first, last: output_rows(first, last, im2col.im2col_rows))
+    else:
+        output_rows(0, h_out, im2col_threads.im2col_rows)
     # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
     return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), (source, kept_cols)
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,
                dilation: Pair, groups: int) -> Any:
-    """dx = col2im(W_gᵀ · δ_g): every column's gradient added back onto its window, band by band."""
+    """dx = col2im(W_gᵀ · δ_g): every column's gradient added back onto its window, band by band.
+
+    On the pool, each thread takes a range of input channels (or groups): its rows of W_gᵀ · δ_g
+    and the col2im onto its own channels, through every band in order, as one thread would.
+    """
     xp = get_array_module(grad_out)
     n, c, height, width = input_shape
     kh, kw = weight.shape[2:]
     h_out, w_out = grad_out.shape[2:]
     w_g_t, delta_g = _grouped_weight(weight, groups).transpose(0, 2, 1), _grouped_grad(grad_out, groups)
     image = xp.zeros((c, height + 2 * padding[0], width + 2 * padding[1], n), dtype=grad_out.dtype)
-    for rows in _bands(xp, h_out, c * kh * kw, w_out, n, grad_out.dtype.itemsize):
-        grad_cols = xp.matmul(w_g_t, delta_g[:, :, _columns_of(rows, w_out, n)])      # (G, K, band)
-        grad_cols = grad_cols.reshape(c * kh * kw, grad_cols.shape[2])
-        col2im_rows(grad_cols, image, rows, (kh, kw), stride, dilation, w_out)
+    itemsize = grad_out.dtype.itemsize
+    bands = _bands(xp, h_out, c * kh * kw, w_out, n, itemsize)
+
+    def share(first: int, last: int, _: Any, col2im_rows: Callable[..., None]) -> None:
+        in_groups, group_rows, channels = _parts(first, last, groups, c, kh * kw)
+        w_part, delta_part, image_part = w_g_t[in_groups, group_rows], delta_g[in_groups], image[channels]
+        for rows in bands:
+            grad_cols = xp.matmul(w_part, delta_part[:, :, _columns_of(rows, w_out, n)])      # (G, K, band)
+            grad_cols = grad_cols.reshape(grad_cols.shape[0] * grad_cols.shape[1], grad_cols.shape[2])
+            col2im_rows(grad_cols, image_part, rows, (kh, kw), stride, dilation, w_out)
+
+    _in_parts(xp, share, groups, c, w_g_t.shape[1], c * kh * kw * h_out * w_out * n * itemsize)
     return interior(image, padding)
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
                 dilation: Pair, groups: int, saved: Any = None) -> Any:
-    """dW_g = δ_g · cols_gᵀ, summed over the bands; ``saved`` is the forward's (padded input, columns)."""
+    """dW_g = δ_g · cols_gᵀ, summed over the bands; ``saved`` is the forward's (padded input, columns).
+
+    On the pool, each thread takes a range of input channels (or groups): their rows of cols, and
+    so their rows of dWᵀ, summed over the same bands in the same order as one thread would.
+    """
     xp = get_array_module(grad_out)
-    n = x.shape[0]
+    n, itemsize = x.shape[0], grad_out.dtype.itemsize
     kernel_size = tuple(weight_shape[2:])
+    taps = kernel_size[0] * kernel_size[1]
     h_out, w_out = grad_out.shape[2:]
     source, kept_cols = (padded_source(x, padding), None) if saved is None else saved
     delta_g = _grouped_grad(grad_out, groups)
-    column_rows = weight_shape[1] * groups * kernel_size[0] * kernel_size[1]
+    c_in = weight_shape[1] * groups
+    column_rows = c_in * taps
     # Summed as (cols_g · δ_gᵀ)ᵀ, the same numbers, in the orientation BLAS runs faster with the long
     # (h, w, n) axis summed over (docs/performance.md).
     grad_w_t = xp.zeros((groups, column_rows // groups, weight_shape[0] // groups), dtype=grad_out.dtype)
-    bands = _bands(xp, h_out, column_rows, w_out, n, grad_out.dtype.itemsize)
-    for rows in bands:
-        if kept_cols is not None:   # the forward kept them only when they were this one band
-            cols = kept_cols
-        else:
-            cols = im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
-        band_delta = delta_g[:, :, _columns_of(rows, w_out, n)]
-        grad_w_t += xp.matmul(per_group(cols, groups), band_delta.transpose(0, 2, 1))
+    bands = _bands(xp, h_out, column_rows, w_out, n, itemsize)
+
+    def share(first: int, last: int, im2col_rows: Callable[..., Any], _: Any) -> None:
+        in_groups, group_rows, channels = _parts(first, last, groups, c_in, taps)
+        target, delta_part = grad_w_t[in_groups, group_rows], delta_g[in_groups]
+        for rows in bands:
+            if kept_cols is not None:   # the forward kept them only when they were this one band
+                cols = kept_cols[channels.start * taps:channels.stop * taps]
+            else:
+                cols = im2col_rows(source[channels], rows, kernel_size, stride, dilation, w_out)
+            band_delta = delta_part[:, :, _columns_of(rows, w_out, n)]
+            target += xp.matmul(per_group(cols, target.shape[0]), band_delta.transpose(0, 2, 1))
+
+    _in_parts(xp, share, groups, c_in, column_rows // groups, column_rows * h_out * w_out * n * itemsize)
     return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))

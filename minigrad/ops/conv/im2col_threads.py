@@ -7,7 +7,9 @@ col2im adds those rows back onto channel c only. (im2col of an input with few ch
 over output rows instead; col2im never is: overlapping windows of different output rows add
 onto the same pixels.) So ``parallel_for`` (``minigrad/performance/parallel.py``)
 can hand each thread a range of channels and no two threads touch the same numbers. The plain
-path (``algo_im2col.py``) uses ``im2col.py`` directly, on one thread.
+path (``algo_im2col.py``) uses ``im2col.py`` directly, on one thread; so does each thread of the
+tuned driver when it runs whole bands on the pool (its products there need the copies on the
+same thread, next to them).
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ def padded_source(x: Any, padding: Pair) -> Any:
     return im2col.padded_source(x, padding, copy_into)
 
 
-def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int) -> Any:
+def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilation: Pair, w_out: int,
+                out: Any = None) -> Any:
     """``im2col.im2col_rows``: each range of channels fills its own block of rows of the columns, or,
     with fewer channels than threads (a first layer's one or three), each range of output rows its
     own block of columns (the columns (h, w, n) of output row h are one run in every row)."""
@@ -40,7 +43,7 @@ def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilat
     c, n = source.shape[0], source.shape[3]
     taps = kernel_size[0] * kernel_size[1]
     count = rows.stop - rows.start
-    cols = xp.empty((c * taps, count * w_out * n), dtype=source.dtype)
+    cols = xp.empty((c * taps, count * w_out * n), dtype=source.dtype) if out is None else out
 
     def fill_channels(start: int, stop: int) -> None:
         im2col.im2col_rows(source[start:stop], rows, kernel_size, stride, dilation, w_out,
