@@ -114,7 +114,7 @@ def _plain(value: Any) -> Any:
         return value.item()
     module = type(value).__module__
     if module.startswith("torch") and hasattr(value, "detach"):
-        return value.detach().cpu().numpy(force=True).copy()  # force: a ZeroTensor (abs's 2nd derivative)
+        return value.detach().cpu().numpy(force=True).copy()  # force: a ZeroTensor (a second derivative)
     if module.startswith("torch") or isinstance(value, numpy.dtype):
         return str(value).rsplit(".", 1)[-1]
     raise TypeError(f"a reference answer cannot hold {type(value).__name__}: {value!r}")
