@@ -410,9 +410,9 @@ class Where(Function):
         mask = ctx.condition = condition.array
         x, y = array_of(a, dtype), array_of(b, dtype)
         # where(mask, x, 0) and where(mask, 0, y), as clamp's and where's gradients are: by bits, faster
-        if _is_positive_zero(y) and not _is_positive_zero(x):
+        if _is_positive_zero(y) and isinstance(a, Tensor):
             return Tensor(grad_where(mask, x).astype(dtype.numpy, copy=False))
-        if _is_positive_zero(x) and not _is_positive_zero(y):
+        if _is_positive_zero(x) and isinstance(b, Tensor):
             return Tensor(zero_where(mask, y).astype(dtype.numpy, copy=False))
         out = get_array_module(condition).where(mask, x, y)
         return Tensor(out.astype(dtype.numpy, copy=False))
