@@ -20,6 +20,7 @@ from minigrad.ops._util import (
     array_of,
     as_operand,
     first_tensor,
+    grad_where,
     ieee_results,
     not_implemented_for,
     sign_array,
@@ -318,7 +319,6 @@ class Clamp(Function):
     """y = min(max(a, low), high);   dy/da = 1 where low ≤ a ≤ high, else 0 (0 at a nan a)."""
 
     differentiable_backward = True
-
     node_name = "ClampBackward1"  # PyTorch's overload with number bounds
 
     @staticmethod
@@ -402,14 +402,19 @@ class Where(Function):
     """y = a where condition else b;   dy/da = condition,  dy/db = not condition."""
 
     differentiable_backward = True
-
     graph_inputs = (1, 2)  # as PyTorch: the condition is no input of the node, a number operand is
 
     @staticmethod
     def forward(ctx, condition, a, b):
         dtype = _dtypes.result_type(a, b)
-        ctx.condition = condition.array
-        out = get_array_module(condition).where(condition.array, array_of(a, dtype), array_of(b, dtype))
+        mask = ctx.condition = condition.array
+        x, y = array_of(a, dtype), array_of(b, dtype)
+        # where(mask, x, 0) and where(mask, 0, y), as clamp's and where's gradients are: by bits, faster
+        if _is_positive_zero(y) and isinstance(a, Tensor):
+            return Tensor(grad_where(mask, x).astype(dtype.numpy, copy=False))
+        if _is_positive_zero(x) and isinstance(b, Tensor):
+            return Tensor(zero_where(mask, y).astype(dtype.numpy, copy=False))
+        out = get_array_module(condition).where(mask, x, y)
         return Tensor(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
@@ -418,6 +423,11 @@ class Where(Function):
         grad_a = Where.apply(condition, grad, 0.0) if ctx.needs_input_grad[1] else None
         grad_b = Where.apply(condition, 0.0, grad) if ctx.needs_input_grad[2] else None
         return None, grad_a, grad_b
+
+
+def _is_positive_zero(value: Any) -> bool:
+    """The Python number 0 (not -0.0, whose sign a selection must keep)."""
+    return type(value) in (int, float) and value == 0 and math.copysign(1.0, value) > 0
 
 
 def exp(a: Tensor) -> Tensor:
