@@ -53,6 +53,8 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
         _remember_shapes(ctx, a, axes, keepdim)
+        if axes is not None:
+            ctx._name = "SumBackward1"  # PyTorch's overload with dims (the backwards of expand, repeat, ...)
         array = a.array
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64  # integer and bool sums are int64, as in PyTorch
@@ -89,7 +91,7 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _expand_back(grad / builtins.max(ctx.count, 1), ctx), None, None
+        return _expand_back(grad, ctx) / builtins.max(ctx.count, 1), None, None
 
 
 def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:

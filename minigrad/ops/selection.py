@@ -168,7 +168,9 @@ class Repeat(Function):
             return grad, None
         tiles = Reshape.apply(grad, split_shape, "ViewBackward0")
         summed = Sum.apply(tiles, tuple(range(0, len(split_shape), 2)), False, None)
-        return Reshape.apply(summed, ctx.input_shape, "ViewBackward0"), None
+        if summed.shape != ctx.input_shape:  # more repeats than dims: the leading 1s go
+            summed = Reshape.apply(summed, ctx.input_shape, "ViewBackward0")
+        return summed, None
 
 
 def repeat(a: Tensor, *sizes: Any) -> Tensor:
