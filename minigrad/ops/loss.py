@@ -220,15 +220,16 @@ class NLL(Function):
         ctx.total_weight = a.sum()
         ctx.row_weight = a
         ctx.arguments = (target, weight, ignore_index, reduction)
-        ctx.input = input  # for the backward's edge and shape (only its shape is read)
+        ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
         with ieee_results():
             per_row = grad_where(ctx.valid, -a * picked)
         return Tensor(_reduce(per_row, reduction, ctx.total_weight, _loss_shape(input, target)))
 
     @staticmethod
     def backward(ctx, grad):
+        (input,) = ctx.saved_tensors
         rows = (ctx.classes, ctx.valid, ctx.row_weight, ctx.total_weight)
-        return NllLossBackward.apply(grad, ctx.input, rows, *ctx.arguments), None, None, None, None
+        return NllLossBackward.apply(grad, input, rows, *ctx.arguments), None, None, None, None
 
 
 class NllLossBackward(Function):
@@ -262,13 +263,6 @@ def softplus_neg(x: Any) -> Any:
     """softplus(−x) = log(1 + e⁻ˣ) = −log σ(x), as max(−x, 0) + log1p(e^−|x|): no exponent is positive."""
     xp = get_array_module(x)
     return xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
-
-
-def sigmoid_of(x: Any) -> Any:
-    """σ(x) = 1 / (1 + e⁻ˣ), through e^−|x| ≤ 1 so that nothing overflows."""
-    xp = get_array_module(x)
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
 def _reduce_elements(loss: Any, reduction: str) -> Any:
@@ -485,7 +479,7 @@ class _DifferenceLoss(Function):
         dtype = result_type(input, target).numpy
         ctx.diff = input.array.astype(dtype, copy=False) - target.array.astype(dtype, copy=False)
         ctx.reduction, ctx.parameter = reduction, parameter
-        ctx.inputs = (input, target)  # for the backward's edges (their values are in ctx.diff)
+        ctx.save_for_backward(input, target)  # for the backward's edges (their values are in ctx.diff)
         losses = cls.value(ctx.diff, parameter)
         if reduction == "none":
             return Tensor(losses)
@@ -493,8 +487,8 @@ class _DifferenceLoss(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
-        grad_input = DifferenceLossBackward.apply(grad, *ctx.inputs, ctx.diff, ctx.reduction, ctx.parameter,
-                                                  cls)
+        grad_input = DifferenceLossBackward.apply(grad, *ctx.saved_tensors, ctx.diff, ctx.reduction,
+                                                  ctx.parameter, cls)
         return grad_input, (-grad_input if ctx.needs_input_grad[1] else None), None, None
 
 
@@ -514,17 +508,17 @@ class DifferenceLossBackward(Function):
         ctx._name = loss.__name__ + "BackwardBackward0"  # PyTorch's MseLossBackwardBackward0, ...
         g = grad_output.array
         scale = g / diff.size if reduction == "mean" else g
-        ctx.inputs, ctx.arguments = (input, target), (diff, reduction, parameter, loss)
-        ctx.save_for_backward(grad_output)
+        ctx.arguments = (diff, reduction, parameter, loss)
+        ctx.save_for_backward(grad_output, input, target)
         return Tensor((loss.slope(diff, parameter) * scale).astype(diff.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, gg):
-        (grad,) = ctx.saved_tensors
+        grad, input, target = ctx.saved_tensors
         diff, reduction, parameter, loss = ctx.arguments
         grad_grad = grad_input = None
         if ctx.needs_input_grad[0]:
-            per_element = DifferenceLossBackward.apply(gg, *ctx.inputs, diff, "none", parameter, loss)
+            per_element = DifferenceLossBackward.apply(gg, input, target, diff, "none", parameter, loss)
             grad_grad = per_element if reduction == "none" else \
                 per_element.sum() if reduction == "sum" else per_element.mean()
         curvature = loss.curvature(diff, parameter)

@@ -404,12 +404,13 @@ class AvgPool2dFunction(Function):
     def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
                 divisor_override):
         ctx.settings = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        ctx.input = input  # for the backward's edge and shape (only its shape is read)
+        ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
         return Tensor(avg_pool2d_forward(input.array, *ctx.settings))
 
     @staticmethod
     def backward(ctx, grad_output):
-        grad_input = AvgPool2dBackward.apply(grad_output, ctx.input, *ctx.settings)
+        (x,) = ctx.saved_tensors
+        grad_input = AvgPool2dBackward.apply(grad_output, x, *ctx.settings)
         return grad_input, None, None, None, None, None, None
 
 
@@ -517,7 +518,7 @@ class AdaptiveAvgPool2dFunction(Function):
     def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
         x = input.array
         xp = get_array_module(x)
-        ctx.input = input  # for the backward's edge and shape (only its shape is read)
+        ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
         if output_size == (1, 1):  # the global average pool of ResNet & co.
             ctx.windows = None
             return Tensor(x.mean(axis=(-2, -1), keepdims=True))
@@ -532,7 +533,8 @@ class AdaptiveAvgPool2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return AdaptiveAvgPool2dBackward.apply(grad_output, ctx.input, ctx.windows), None
+        (x,) = ctx.saved_tensors
+        return AdaptiveAvgPool2dBackward.apply(grad_output, x, ctx.windows), None
 
 
 class AdaptiveAvgPool2dBackward(Function):
@@ -583,7 +585,7 @@ class AdaptiveMaxPool2dFunction(Function):
         cols = _window_taps(xp, x.shape[-1], output_size[1])
         taps = x[..., rows, :][..., cols]                                   # (…, oh, Kh, ow, Kw)
         taps = xp.moveaxis(taps, -3, -2).reshape(taps.shape[:-4] + tuple(output_size) + (-1,))
-        ctx.input = input  # for the backward's edge and shape (only its shape is read)
+        ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
         if 0 in taps.shape:
             ctx.argmax = xp.zeros(taps.shape[:-1], dtype=xp.int64)
             out = Tensor(xp.empty(taps.shape[:-1], dtype=x.dtype))
@@ -599,7 +601,8 @@ class AdaptiveMaxPool2dFunction(Function):
 
     @staticmethod
     def backward(ctx, grad_output, grad_indices=None):
-        return AdaptiveMaxPool2dBackward.apply(grad_output, ctx.input, ctx.argmax), None, None
+        (x,) = ctx.saved_tensors
+        return AdaptiveMaxPool2dBackward.apply(grad_output, x, ctx.argmax), None, None
 
 
 class AdaptiveMaxPool2dBackward(Function):

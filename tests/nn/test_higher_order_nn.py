@@ -4,19 +4,19 @@ Each table row goes through the core suite's ``check_op``: gradcheck and gradgra
 float64, forward and gradients against PyTorch in float64 and float32, and the second
 derivatives (the gradient of a weighted first derivative, recorded with ``create_graph``)
 against PyTorch's. The tests below the table check what a table cannot: batch norm's running
-statistics through a double backward, PyTorch's node names of the first derivative, a third
-derivative, and a WGAN-GP gradient penalty through a small CNN.
+statistics through a double backward, PyTorch's node names of the first derivative, third
+derivatives of the normalisations, and a WGAN-GP gradient penalty through a small CNN.
 """
 
 import numpy
 import pytest
 from _reference import reference
-from core.helpers import case, check_op
+from core.helpers import case, check_gradgradcheck, check_op
 
 import minigrad as mg
 
 F = mg.nn.functional
-rng = numpy.random.default_rng(19)
+rng = numpy.random.default_rng(19)  # the table's constants only: each test below seeds its own
 RUNNING_MEAN = numpy.array([0.2, -0.4, 1.0])
 RUNNING_VAR = numpy.array([0.5, 1.5, 2.0])
 PROBABILITIES = rng.uniform(0.05, 0.95, (3, 4))        # inputs and targets of binary_cross_entropy
@@ -110,8 +110,9 @@ def test_second_derivatives_match_torch(c):
 
 
 def test_batch_norm_double_backward_leaves_the_running_statistics_alone():
-    x = mg.tensor(rng.standard_normal((4, 3, 2, 2)), requires_grad=True)
-    weight = mg.tensor(rng.standard_normal(3), requires_grad=True)
+    local = numpy.random.default_rng(1)
+    x = mg.tensor(local.standard_normal((4, 3, 2, 2)), requires_grad=True)
+    weight = mg.tensor(local.standard_normal(3), requires_grad=True)
     running_mean, running_var = mg.zeros(3, dtype=mg.float64), mg.ones(3, dtype=mg.float64)
     out = F.batch_norm(x, running_mean, running_var, weight, training=True)
     after_forward = running_mean.numpy().copy(), running_var.numpy().copy()
@@ -140,7 +141,7 @@ FIRST_DERIVATIVE_NODES = {  # each on an input (2, 1, 4, 6), nll_loss's (4, 6)
 @pytest.mark.parametrize("name", FIRST_DERIVATIVE_NODES)
 def test_first_derivative_nodes_have_torchs_names(name):
     fn = FIRST_DERIVATIVE_NODES[name]
-    x = rng.standard_normal((4, 6) if name == "nll_loss" else (2, 1, 4, 6))
+    x = numpy.random.default_rng(2).standard_normal((4, 6) if name == "nll_loss" else (2, 1, 4, 6))
 
     def node_of_gradient(m):
         t = m.tensor(x, requires_grad=True)
@@ -150,20 +151,28 @@ def test_first_derivative_nodes_have_torchs_names(name):
     assert node_of_gradient(mg) == reference(node_of_gradient, inputs={"x": x})
 
 
-def _third_derivative(m, x, weight):
-    """∂/∂x of ‖∂²L/∂x² · 1‖² for L = Σ w·batch_norm(x)²: a batch-norm derivative of the third order."""
-    x, weight = m.tensor(x, requires_grad=True), m.tensor(weight)
-    out = m.nn.functional.batch_norm(x, None, None, training=True)
-    (first,) = m.autograd.grad((weight * out * out).sum(), [x], create_graph=True)
-    (second,) = m.autograd.grad(first.sum(), [x], create_graph=True)
-    (third,) = m.autograd.grad((second * second).sum(), [x])
-    return third
+THIRD_ORDER = {
+    "batch_norm": lambda m, x: m.nn.functional.batch_norm(x, None, None, training=True),
+    "layer_norm": lambda m, x: m.nn.functional.layer_norm(x, (2, 2)),
+}
 
 
-def test_batch_norm_third_derivative_matches_torch():
-    x, weight = rng.standard_normal((3, 2, 2)), rng.standard_normal((3, 2, 2))
-    theirs = reference(lambda torch: _third_derivative(torch, x, weight), inputs={"x": x, "weight": weight})
-    numpy.testing.assert_allclose(_third_derivative(mg, x, weight).numpy(), theirs, rtol=1e-9, atol=1e-11)
+@pytest.mark.parametrize("name", THIRD_ORDER)
+def test_normalization_third_derivatives_pass_gradgradcheck(name):
+    """gradgradcheck of the first derivative: minigrad's third derivatives are the true ones.
+
+    (PyTorch 2.13's own gradgradcheck of this first derivative fails for batch_norm in training and
+    layer_norm, so its third derivatives are no reference: docs/compatibility.md.)
+    """
+    norm = THIRD_ORDER[name]
+    local = numpy.random.default_rng(3)
+    v = local.standard_normal((3, 2, 2))
+
+    def first_derivative(m, x):
+        (grad,) = m.autograd.grad((norm(m, x) * m.tensor(v)).sum(), [x], create_graph=True)
+        return grad
+
+    check_gradgradcheck(first_derivative, [local.standard_normal((3, 2, 2))], seed=3)
 
 
 def _gradient_penalty(m, images, parameters):
@@ -184,10 +193,11 @@ def _gradient_penalty(m, images, parameters):
 
 
 def test_gradient_penalty_of_a_small_cnn_matches_torch():
-    images = rng.standard_normal((3, 1, 6, 6))
-    parameters = [rng.standard_normal((4, 1, 3, 3)) * 0.5, rng.standard_normal(4) * 0.1,
-                  rng.uniform(0.5, 1.5, 4), rng.standard_normal(4) * 0.1,
-                  rng.standard_normal((1, 36)) * 0.3, rng.standard_normal(1) * 0.1]
+    local = numpy.random.default_rng(4)
+    images = local.standard_normal((3, 1, 6, 6))
+    parameters = [local.standard_normal((4, 1, 3, 3)) * 0.5, local.standard_normal(4) * 0.1,
+                  local.uniform(0.5, 1.5, 4), local.standard_normal(4) * 0.1,
+                  local.standard_normal((1, 36)) * 0.3, local.standard_normal(1) * 0.1]
     theirs = reference(lambda torch: _gradient_penalty(torch, images, parameters),
                        inputs={"images": images, "parameters": parameters})
     penalty, grads = _gradient_penalty(mg, images, parameters)
