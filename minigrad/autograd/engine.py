@@ -203,17 +203,21 @@ class BackwardPass:
     def _count_dependencies(roots: list) -> dict:
         """How many gradients each node will receive: one per edge into it."""
         dependencies: dict = {}
-        walked = set(roots)  # a root may also lie below another root: its edges count once
+        # Roots start on the stack: one that also lies below another root must not be walked twice.
+        root_set = set(roots) if len(roots) > 1 else ()
         stack = list(roots)
         while stack:
             node = stack.pop()
             for child, _ in node.next_functions:
                 if child is None:
                     continue
-                dependencies[child] = dependencies.get(child, 0) + 1
-                if child not in walked:  # first time seen: walk its inputs too
-                    walked.add(child)
-                    stack.append(child)
+                count = dependencies.get(child)
+                if count is None:
+                    dependencies[child] = 1
+                    if child not in root_set:
+                        stack.append(child)  # first time seen: walk its inputs too
+                else:
+                    dependencies[child] = count + 1
         return dependencies
 
     @property
