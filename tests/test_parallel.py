@@ -197,6 +197,7 @@ def test_products_inside_a_piece_or_on_the_cupy_standin_run_on_the_calling_threa
     assert parallel.product_threads(np) == 1
 
 
+@pytest.mark.skipif(not blas.controllable(), reason="no BLAS whose threads threadpoolctl can set")
 def test_an_exception_in_products_gives_the_blas_its_threads_back(many_pieces):
     before = _blas_threads()
 
@@ -209,6 +210,7 @@ def test_an_exception_in_products_gives_the_blas_its_threads_back(many_pieces):
     assert _blas_threads() == before
 
 
+@pytest.mark.skipif(not blas.controllable(), reason="no BLAS whose threads threadpoolctl can set")
 def test_set_num_threads_inside_a_block_applies_when_it_ends():
     before = _blas_threads()
     try:
