@@ -111,8 +111,11 @@ def test_bands_on_two_and_three_threads_agree_with_one_thread(case, dtype, band_
 
 
 def test_the_pool_runs_bands_only_where_the_shape_pays(monkeypatch):
-    """The rule: thin products (a first layer's few channels) and small layers keep the BLAS's threads."""
+    """The rule: thin products (a first layer's few channels) and small layers keep the BLAS's threads;
+    as shipped, every layer does (the BLAS's threads won on every layer measured)."""
     monkeypatch.setattr(parallel, "product_threads", lambda xp: 2)
+    assert algo_im2col_tuned._threads(numpy, 288, 14 << 20, 14) == 1       # the default: the BLAS's threads
+    monkeypatch.setattr(algo_im2col_tuned, "POOL_MIN_BYTES", 1 << 20)    # as a many-core machine might set
     assert algo_im2col_tuned._threads(numpy, 288, 14 << 20, 14) == 2       # MNIST's second layer
     assert algo_im2col_tuned._threads(numpy, 25, 5 << 20, 28) == 1         # its first: 1 channel, 5×5
     assert algo_im2col_tuned._threads(numpy, 288, 100 << 10, 14) == 1      # too little work

@@ -49,11 +49,13 @@ __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 BAND_BYTES = 3 * 1024 * 1024
 # Columns this small are kept for grad_weight rather than made again (docs/performance.md).
 KEPT_COLUMNS_BYTES = BAND_BYTES * 3 // 2
-# When whole bands on the pool's threads beat the BLAS's own threads (docs/performance.md,
-# "One set of threads"): columns at least this wide (C_in/G·kh·kw rows per group; a thin product
-# gains more from the BLAS's threads) and a column matrix at least this big.
+# When whole bands on the pool's threads would beat the BLAS's own threads: columns at least this
+# wide (C_in/G·kh·kw rows per group; a thin product gains more from the BLAS's threads) and a
+# column matrix at least this big. On the machine measured (docs/performance.md, "One set of
+# threads") the BLAS's threads won on every layer, so no column matrix is big enough by default;
+# ``benchmarks/band_threads.py`` shows where a machine with more cores would set it lower.
 POOL_MIN_WIDTH = 27
-POOL_MIN_BYTES = 1024 * 1024
+POOL_MIN_BYTES = 1 << 62
 
 
 def _bands(xp: Any, h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
