@@ -276,6 +276,7 @@ class Function:
     silently giving a zero second derivative.
     """
     _backward_is_differentiable = True  # differentiable_backward, resolved per subclass
+    _builtin = False                    # one of minigrad's own ops (its forward takes ctx)
     """The node's name where PyTorch's differs from ``<ClassName>Backward0`` (``ConvolutionBackward0``)."""
     graph_inputs: tuple[int, ...] | None = None
     """Which arguments of ``forward`` are the node's inputs (its ``next_functions``), by position.
@@ -297,6 +298,9 @@ class Function:
                                            if declared is None else declared)
         # PyTorch 2's form: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)``
         cls._uses_setup_context = cls.setup_context is not Function.setup_context
+        module = cls.__module__
+        cls._builtin = (module.startswith("minigrad.") and not module.startswith("minigrad.exercises")
+                        and not cls._uses_setup_context)
 
     # Typed as PyTorch's own stubs type them, so that a subclass's ``forward(ctx, x, w)`` and
     # ``backward(ctx, grad_output)`` are valid overrides for a type checker.
@@ -321,6 +325,8 @@ class Function:
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run ``forward`` without recording inside it, then record one node for the whole call."""
+        if not _GradMode.enabled and cls._builtin and _Profiling.recorder is None:
+            return cls._apply_unrecorded(args, kwargs)
         profiler = _Profiling.recorder
         event = profiler.begin() if profiler is not None else None
         ctx = cls._backward_cls()
@@ -348,6 +354,19 @@ class Function:
             _bump_dirty_versions(ctx)
         if event is not None:
             profiler.end(event, profiler.forward_name(ctx.name()), args)
+        return outputs
+
+    @classmethod
+    def _apply_unrecorded(cls, args: tuple, kwargs: dict) -> Any:
+        """``apply`` of a built-in op with grad mode off (``no_grad``, and every first-order backward's
+        own operations): nothing is recorded, so no input needs a gradient and nothing is saved for one."""
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = (False,) * len(args)
+        check_same_device(args, cls.__name__)
+        outputs = cls.forward(ctx, *args, **kwargs)
+        if ctx._dirty:
+            _check_dirty(ctx, args, outputs, recording=False)
+            _bump_dirty_versions(ctx)
         return outputs
 
 
