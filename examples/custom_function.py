@@ -12,8 +12,10 @@ that ``nn.grad`` offers:
     dL/dW = conv2d_weight(x, W.shape, δ)  (x correlated with δ)
     dL/db = Σ_{n,h,w} δ
 
-Each Function is checked twice: by ``gradcheck`` (finite differences, in float64), and against
-the built-in ``F.linear`` / ``F.conv2d`` (same output, same gradients).
+Each Function is checked by ``gradcheck`` (finite differences, in float64), against the built-in
+``F.linear`` / ``F.conv2d`` (same output, same gradients), and by ``gradgradcheck``: because
+both backwards are written in tensor operations, ``create_graph=True`` records them, and their
+second derivatives come for free.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import minigrad as torch
 import minigrad.nn as nn
 import minigrad.nn.functional as F
-from minigrad.autograd import Function, gradcheck
+from minigrad.autograd import Function, gradcheck, gradgradcheck
 
 
 class LinearFunction(Function):
@@ -120,6 +122,7 @@ def main() -> int:
 
     x, w, b = torch.randn(5, 4, **double), torch.randn(3, 4, **double), torch.randn(3, **double)
     results.append(check("LinearFunction: gradcheck", gradcheck(LinearFunction.apply, (x, w, b))))
+    results.append(check("LinearFunction: gradgradcheck", gradgradcheck(LinearFunction.apply, (x, w, b))))
     difference = compare_with_builtin(LinearFunction.apply, F.linear, (x, w, b))
     results.append(check("LinearFunction vs F.linear", difference < 1e-12,
                          f"max difference {difference:.1e}"))
@@ -130,6 +133,8 @@ def main() -> int:
             torch.randn(6, **double)
         name = "Conv2dFunction (stride {}, padding {}, dilation {}, groups {})".format(*settings)
         results.append(check(f"{name}: gradcheck", gradcheck(Conv2dFunction.apply, (x, w, b, *settings))))
+        results.append(check(f"{name}: gradgradcheck",
+                             gradgradcheck(Conv2dFunction.apply, (x, w, b, *settings))))
         difference = compare_with_builtin(Conv2dFunction.apply, F.conv2d, (x, w, b), settings)
         results.append(check(f"{name} vs F.conv2d", difference < 1e-12, f"max difference {difference:.1e}"))
 
