@@ -226,7 +226,8 @@ class FunctionCtx:
 
     def save_for_forward(self, *tensors: Tensor | None) -> None:
         """Accepted for PyTorch compatibility and kept in ``ctx.saved_for_forward``; minigrad has no
-        forward-mode AD (``jvp``), so nothing reads them (see docs/compatibility.md)."""
+        forward-mode AD (``Function.jvp``, ``forward_ad``), so nothing reads them
+        (``autograd.functional.jvp`` uses the double-backward trick instead; see docs/compatibility.md)."""
         self.saved_for_forward = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
