@@ -515,35 +515,35 @@ def once_differentiable(backward: Any) -> Any:
 
     @functools.wraps(backward)
     def wrapper(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
-        grad_enabled = _GradMode.enabled
-        _GradMode.enabled = False
-        try:
-            results = backward(ctx, *grad_outputs)
-        finally:
-            _GradMode.enabled = grad_enabled
-        if not grad_enabled or not any(isinstance(g, Tensor) and g.requires_grad for g in grad_outputs):
-            return results
-        if not isinstance(results, tuple):
-            return _refusing(results)
-        return tuple(_refusing(r) for r in results)
+        # PyTorch's decorator looks at the incoming gradients only
+        inputs = [g for g in grad_outputs if isinstance(g, Tensor)]
+        return _run_refusing_twice(backward, ctx, grad_outputs, inputs)
 
     return wrapper
 
 
 def _refused_twice(ctx: BackwardCFunction, grad_outputs: tuple) -> Any:
-    """Run a backward that is not differentiable where a graph of it is asked for.
+    """A built-in backward that is not differentiable, where a graph of it is asked for: as
+    ``@once_differentiable``, but what it saved counts too (a second derivative through a saved
+    input is refused as well, never silently zero)."""
+    inputs = [g for g in grad_outputs if isinstance(g, Tensor)]
+    inputs += [t for t in ctx._saved or () if t is not None]
+    return _run_refusing_twice(ctx._forward_cls.backward, ctx, grad_outputs, inputs,
+                               refuse=bool(ctx._saved_outputs))
 
-    It runs unrecorded; if anything it depends on requires grad (a gradient, or a tensor it
-    saved), its results come through a node that refuses to be differentiated.
-    """
+
+def _run_refusing_twice(backward: Any, ctx: Any, grad_outputs: tuple, inputs: list,
+                        refuse: bool = False) -> Any:
+    """Run ``backward`` unrecorded; where a graph of it was asked for (grad mode on) and one of
+    ``inputs`` requires grad (or ``refuse``), its results come through a node that refuses to be
+    differentiated."""
+    grad_enabled = _GradMode.enabled
     _GradMode.enabled = False
     try:
-        results = ctx._forward_cls.backward(ctx, *grad_outputs)
+        results = backward(ctx, *grad_outputs)
     finally:
-        _GradMode.enabled = True
-    depends = [g for g in grad_outputs if isinstance(g, Tensor)]
-    depends += [t for t in ctx._saved or () if t is not None]
-    if not any(t.requires_grad for t in depends) and not ctx._saved_outputs:
+        _GradMode.enabled = grad_enabled
+    if not grad_enabled or not (refuse or any(t.requires_grad for t in inputs)):
         return results
     if not isinstance(results, tuple):
         return _refusing(results)
