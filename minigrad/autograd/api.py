@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minigrad.autograd.engine import run_backward
-from minigrad.autograd.function import recorded_copy
-from minigrad.performance.layout import contiguous_copy
+from minigrad.autograd.function import accumulate_grad
 from minigrad.tensor import Tensor
 
 
@@ -71,14 +70,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     captured = run_backward_capturing(roots, grads, retain_graph, targets, create_graph)
     for target, grad in zip(targets, captured):
-        if grad is None:
-            continue
-        if create_graph:
-            target._grad = recorded_copy(grad) if target._grad is None else target._grad + grad
-        elif target._grad is None:
-            target._grad = Tensor(contiguous_copy(grad.array))
-        else:
-            target._grad._array += grad.array
+        if grad is not None:
+            accumulate_grad(target, grad, create_graph)
 
 
 def run_backward_capturing(roots: list, grads: list, retain_graph: bool, targets: Sequence[Tensor],

@@ -288,8 +288,7 @@ class BackwardPass:
     def _accumulate(self, node: AccumulateGrad, grad: Tensor | None) -> None:
         """A leaf's gradient is added to its ``.grad`` (unless this pass only captures)."""
         if self.accumulate and grad is not None:
-            with set_grad_enabled(self.create_graph):
-                node.accumulate(grad, self.create_graph)
+            node.accumulate(grad, self.create_graph)
 
     def _run_post_hooks(self, node: Node, input_grads: tuple, grads: list) -> None:
         """``node.register_hook(fn)``: ``fn(grad_inputs, grad_outputs)``, for inspection."""

@@ -18,7 +18,8 @@ from minigrad.autograd.grad_mode import _GradMode
 from minigrad.performance.layout import contiguous_copy
 from minigrad.tensor import Tensor
 
-__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable", "check_same_device"]
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "accumulate_grad", "once_differentiable",
+           "check_same_device"]
 
 _sequence = itertools.count()  # creation order of nodes; backward runs newest first
 _LEAF_PRIORITY = float("inf")
@@ -112,18 +113,26 @@ class AccumulateGrad(Node):
         return grad
 
     def accumulate(self, grad: Tensor, create_graph: bool = False) -> None:
-        """``leaf.grad += grad``: in place, or, with ``create_graph``, as recorded operations (a
-        copy first, then a new sum), so that ``leaf.grad`` has a history, as PyTorch's has."""
-        leaf = self.variable
-        if create_graph:
-            leaf._grad = recorded_copy(grad) if leaf._grad is None else leaf._grad + grad
-        elif leaf._grad is None:
-            # A fresh, writable array that nothing else holds (the gradient may be a
-            # broadcast view, or be shared with another input's gradient).
-            leaf._grad = Tensor(contiguous_copy(grad._array))
-        else:
-            leaf._grad._array += grad._array
-            leaf._grad._bump_version("AccumulateGrad")
+        accumulate_grad(self.variable, grad, create_graph)
+
+
+def accumulate_grad(tensor: Tensor, grad: Tensor, create_graph: bool = False) -> None:
+    """``tensor.grad += grad``: in place, or, with ``create_graph``, as recorded operations (a
+    copy first, then a new sum), so that ``tensor.grad`` has a history, as PyTorch's has."""
+    if create_graph:
+        previous = _GradMode.enabled
+        _GradMode.enabled = True
+        try:
+            tensor._grad = recorded_copy(grad) if tensor._grad is None else tensor._grad + grad
+        finally:
+            _GradMode.enabled = previous
+    elif tensor._grad is None:
+        # A fresh, writable array that nothing else holds (the gradient may be a
+        # broadcast view, or be shared with another input's gradient).
+        tensor._grad = Tensor(contiguous_copy(grad._array))
+    else:
+        tensor._grad._array += grad._array
+        tensor._grad._bump_version("AccumulateGrad")
 
 
 def recorded_copy(grad: Tensor) -> Tensor:
