@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from _reference import reference
 
 import minigrad as mg
 import minigrad.nn as nn
@@ -207,3 +208,27 @@ def test_prod_with_two_zeros_has_zero_gradient_whatever_arrives():
     """prod() of all elements with two zeros: every gradient is 0 in PyTorch, even for a nan δ."""
     compare_with_torch(lambda m, f, x: x.prod().exp(), [numpy.array([nan, 0.0, 0.0])])
     compare_with_torch(lambda m, f, x: x.prod(), [numpy.array([1.0, 0.0, 0.0])], numpy.array(nan))
+
+
+# A recorded backward (create_graph=True) selects too: the derivative of the first gradient with
+# respect to the upstream gradient is the mask again, and a nan or inf arriving there where the mask
+# is 0 gives exactly 0.
+FINITE_X = numpy.array([-2.0, -0.0, 0.0, 0.25, 1.0, 3.0])
+SECOND_UPSTREAM = numpy.array([nan, inf, -inf, 1.0, nan, 2.0])
+RECORDED = {name: UNARY[name] for name in ("relu", "leaky_relu", "clamp", "abs", "where", "masked_fill")}
+
+
+def _recorded_backward_of_mask(lib, fn):
+    x = lib.tensor(FINITE_X, requires_grad=True)
+    v = lib.ones(len(FINITE_X), dtype=x.dtype, requires_grad=True)
+    (g,) = lib.autograd.grad(fn(lib, lib.nn.functional, x), x, v, create_graph=True)
+    (dv,) = lib.autograd.grad(g, v, lib.tensor(SECOND_UPSTREAM))
+    return dv
+
+
+@pytest.mark.parametrize("fn", RECORDED.values(), ids=RECORDED.keys())
+def test_recorded_backward_masks_select(fn):
+    theirs = reference(lambda torch: _recorded_backward_of_mask(torch, fn),
+                       {"x": FINITE_X, "upstream": SECOND_UPSTREAM})
+    ours = to_numpy(_recorded_backward_of_mask(mg, fn))
+    numpy.testing.assert_array_equal(ours, theirs)   # nan where PyTorch has nan, 0 where it selects
