@@ -81,19 +81,25 @@ def blas_header(env: dict, native: bool) -> str:
 # workers' environment, the minigrad worker applies them.
 CHUNK_VARIABLE = "MINIGRAD_BENCHMARK_MIN_CHUNK_BYTES"
 BANDS_VARIABLE = "MINIGRAD_BENCHMARK_BANDS"
-# --bands: the tuned conv's products by its rule, always in bands on the pool, or always on the BLAS's threads
-BANDS_SETTINGS = {"rule": None, "pool": (1, 0), "blas": (1 << 62, 1 << 62)}   # (POOL_MIN_WIDTH, _BYTES)
+NEVER = 1 << 62
+# --bands, how minigrad's products use the threads: the tuned conv by its rule; always in whole bands
+# on the pool; never in bands, each product cut between the pool's threads; or every product on the
+# BLAS's own threads, none cut (minigrad before "one set of threads", docs/performance.md).
+# (POOL_MIN_WIDTH, POOL_MIN_BYTES, products cut on the pool)
+BANDS_SETTINGS = {"rule": None, "pool": (1, 0, True), "cut": (NEVER, NEVER, True),
+                  "blas": (NEVER, NEVER, False)}
 
 
 def add_chunk_argument(parser: argparse.ArgumentParser) -> None:
     """``--min-chunk-bytes N``: minigrad's workers use N as ``performance.parallel.MIN_CHUNK_BYTES``;
-    ``--bands rule|pool|blas``: how the tuned convolution's products use the threads."""
+    ``--bands rule|pool|cut|blas``: how minigrad's products use the threads."""
     parser.add_argument("--min-chunk-bytes", type=int, default=None,
                         help="minigrad's workers cut work into pieces of at least N bytes "
                              "(default: minigrad.performance.parallel.MIN_CHUNK_BYTES); for tuning it")
     parser.add_argument("--bands", choices=list(BANDS_SETTINGS), default="rule",
-                        help="the tuned conv's products: by its shape rule (default), always in bands on "
-                             "minigrad's pool with the BLAS on one thread, or always on the BLAS's threads")
+                        help="minigrad's products: the tuned conv's by its shape rule (default), always in "
+                             "bands on minigrad's pool with the BLAS on one thread, each product cut between "
+                             "the pool's threads, or all on the BLAS's own threads")
 
 
 def with_chunk_setting(env: dict, min_chunk_bytes: int | None, bands: str = "rule") -> dict:
@@ -112,7 +118,9 @@ def use_chunk_setting() -> str:
         parallel.MIN_CHUNK_BYTES = int(os.environ[CHUNK_VARIABLE])
     forced = BANDS_SETTINGS.get(os.environ.get(BANDS_VARIABLE, "rule"))
     if forced is not None:
-        algo_im2col_tuned.POOL_MIN_WIDTH, algo_im2col_tuned.POOL_MIN_BYTES = forced
+        algo_im2col_tuned.POOL_MIN_WIDTH, algo_im2col_tuned.POOL_MIN_BYTES, cut = forced
+        if not cut:   # parallel.matmul then makes the one plain call
+            parallel.SMALL_PRODUCT_WORK = parallel.MIN_PRODUCT_WORK = NEVER
     return f"minigrad's MIN_CHUNK_BYTES: {parallel.MIN_CHUNK_BYTES}"
 
 

@@ -4,11 +4,14 @@
     python benchmarks/band_threads.py --threads 4 --blas pinned --repeats 40
 
 For each shape of ``benchmarks/conv.py`` (the depthwise one runs ``depthwise.py``, not this
-driver) it times ``algo_im2col_tuned``'s forward, grad_input and grad_weight, float32, two ways
-in turn, call after call: the products on the BLAS's own threads (the copies in pieces), and
-bands on minigrad's pool with the BLAS on one thread. It prints the medians, their ratio, and
-the way ``algo_im2col_tuned._threads`` picks for the shape (docs/performance.md, "One set of
-threads"). Everything runs in one worker process with the thread count and BLAS setting asked for.
+driver) it times ``algo_im2col_tuned``'s forward, grad_input and grad_weight, float32, three ways
+in turns of blocks of calls: every product on the BLAS's own threads (the copies in pieces: minigrad
+before "one set of threads"); each product cut between minigrad's pool's threads, the BLAS on one
+thread (``parallel.matmul``); and whole bands on the pool, each thread its band's copies and
+product. It prints the medians, the ratios to the first, and the way ``algo_im2col_tuned._threads``
+picks for the shape (docs/performance.md, "One set of threads"). Everything runs in one worker
+process with the thread count and BLAS setting asked for. Each part alone: in a training step
+the BLAS's threads also slow the copies and element-wise work that follow its products.
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ from conv import SHAPES  # noqa: E402
 
 PARTS = ("forward", "grad_input", "grad_weight")
 NEVER = 1 << 62
+# Each way runs in blocks of calls, the blocks of the three ways taking turns; before a block the
+# process sleeps long enough for the BLAS's own threads, which spin for a while after a product,
+# to go to sleep: otherwise they would take a core from the next way's first calls.
+BLOCKS = 3
+QUIET_SECONDS = 0.3
 
 
 def _worker(threads: int, repeats: int, chosen: list[int]) -> None:
@@ -37,8 +45,12 @@ def _worker(threads: int, repeats: int, chosen: list[int]) -> None:
     import minigrad as mg
     from minigrad.ops.conv import algo_im2col_tuned as tuned
     from minigrad.ops.conv.depthwise import is_depthwise
+    from minigrad.performance import parallel
 
     mg.set_num_threads(threads)
+    product_settings = parallel.SMALL_PRODUCT_WORK, parallel.MIN_PRODUCT_WORK
+    ways = {"blas": (NEVER, NEVER, (NEVER, NEVER)), "cut": (NEVER, NEVER, product_settings),
+            "bands": (1, 0, product_settings)}
     rng = numpy.random.default_rng(0)
     rows = []
     for shape in (SHAPES[i] for i in chosen):
@@ -59,16 +71,20 @@ def _worker(threads: int, repeats: int, chosen: list[int]) -> None:
                                 min(out.shape[2], c_in if g == 1 else g)) > 1
         defaults = tuned.POOL_MIN_WIDTH, tuned.POOL_MIN_BYTES
         for part, call in calls.items():
-            times: dict = {"blas": [], "pool": []}
-            for repeat in range(repeats + 2):
-                for way, (min_width, min_bytes) in (("blas", (NEVER, NEVER)), ("pool", (1, 0))):
+            times: dict = {way: [] for way in ways}
+            for _ in range(BLOCKS):
+                for way, (min_width, min_bytes, products) in ways.items():
                     tuned.POOL_MIN_WIDTH, tuned.POOL_MIN_BYTES = min_width, min_bytes
-                    start = time.perf_counter()
-                    call()
-                    if repeat >= 2:   # the first two warm the caches and the pool
-                        times[way].append(time.perf_counter() - start)
+                    parallel.SMALL_PRODUCT_WORK, parallel.MIN_PRODUCT_WORK = products
+                    time.sleep(QUIET_SECONDS)
+                    for repeat in range(-(-repeats // BLOCKS) + 1):
+                        start = time.perf_counter()
+                        call()
+                        if repeat:   # the first warms the caches and the pool
+                            times[way].append(time.perf_counter() - start)
             tuned.POOL_MIN_WIDTH, tuned.POOL_MIN_BYTES = defaults
-            rows.append({"shape": shape, "part": part, "picked": "pool" if picked else "blas",
+            parallel.SMALL_PRODUCT_WORK, parallel.MIN_PRODUCT_WORK = product_settings
+            rows.append({"shape": shape, "part": part, "picked": "bands" if picked else "cut",
                          **{way: statistics.median(values) for way, values in times.items()}})
     print(json.dumps(rows))
 
@@ -92,11 +108,12 @@ def main() -> None:
                                 "--repeats", str(args.repeats), "--shapes", ",".join(map(str, chosen))],
                                capture_output=True, text=True, env=env, check=True)
     rows = json.loads(completed.stdout.strip().splitlines()[-1])
-    print(f"{'shape (N,Cin,H,W,Cout,k,s,p,d,g)':<34} {'part':<12} {'BLAS threads':>12} {'pool bands':>11} "
-          f"{'ratio':>6}  rule picks")
+    print(f"{'shape (N,Cin,H,W,Cout,k,s,p,d,g)':<34} {'part':<12} {'BLAS threads':>12} {'cut':>11} "
+          f"{'ratio':>6} {'bands':>11} {'ratio':>6}  rule picks")
     for row in rows:
         print(f"{','.join(map(str, row['shape'])):<34} {row['part']:<12} {row['blas'] * 1e3:>9.2f} ms "
-              f"{row['pool'] * 1e3:>8.2f} ms {row['pool'] / row['blas']:>6.2f}  {row['picked']}")
+              f"{row['cut'] * 1e3:>8.2f} ms {row['cut'] / row['blas']:>6.2f} "
+              f"{row['bands'] * 1e3:>8.2f} ms {row['bands'] / row['blas']:>6.2f}  {row['picked']}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -144,7 +145,8 @@ def plot(rows: list[dict], libraries: list[str], thread_counts: list[int], title
         for axis in (time_axis, speed_axis):
             axis.grid(alpha=0.3)
             axis.legend()
-    figure.suptitle(title, fontsize=9)
+    # The header names the BLAS and the settings: wrapped to the figure's width, not cut off.
+    figure.suptitle("\n".join(textwrap.wrap(title, 150)), fontsize=8)
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)

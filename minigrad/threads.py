@@ -1,11 +1,11 @@
 """How many threads minigrad computes with: ``mg.set_num_threads(n)`` and ``mg.get_num_threads()``.
 
-minigrad's arithmetic runs in NumPy. Its matrix products (every convolution and linear layer)
-run on the threads of NumPy's BLAS library, or — for the default convolution's larger layers —
-in bands on minigrad's own thread pool, the BLAS held to one thread meanwhile
-(``minigrad/performance/parallel.py``, ``blas.py``); the rest (copies, pooling, ReLU, the
-optimiser's update) runs in pieces on the same pool, as many threads as the BLAS has.
-``set_num_threads`` limits both, the BLAS through threadpoolctl, for the rest of the process, as
+minigrad's arithmetic runs in NumPy. With two threads or more it all runs on minigrad's own
+thread pool (``minigrad/performance/parallel.py``): its matrix products (every convolution and
+linear layer) cut between the pool's threads, the BLAS held to one thread while they multiply
+(``blas.py``), and the rest (copies, pooling, ReLU, the optimiser's update) in pieces on the same
+threads. ``set_num_threads`` sets the pool's size and the BLAS's own thread count (through
+threadpoolctl, which a program's own NumPy products use), for the rest of the process, as
 ``torch.set_num_threads`` limits PyTorch's intra-op threads; ``get_num_threads`` says how many
 they use. Until a program calls ``set_num_threads``, both use the BLAS's own count (the
 processor count where no BLAS is found). On the GPU (CuPy) the number does not apply.

@@ -83,6 +83,19 @@ def test_the_pool_follows_set_num_threads():
     assert _run(code) == [True, 3, 3, 1]
 
 
+def test_a_replaced_pool_lets_its_threads_end():
+    code = ("import time, minigrad as mg\nfrom minigrad.performance import parallel\n"
+            "mg.set_num_threads(3)\nparallel.MIN_CHUNK_BYTES = 1\n"
+            "parallel.parallel_for(__import__('numpy'), 3, 1, lambda start, stop: time.sleep(0.05))\n"
+            "running = threading.active_count()\n"
+            "mg.set_num_threads(1)\n"
+            "deadline = time.monotonic() + 10\n"
+            "while threading.active_count() > 1 and time.monotonic() < deadline:\n"
+            "    time.sleep(0.01)\n"
+            "print(json.dumps([running, threading.active_count()]))")
+    assert _run(code) == [3, 1]
+
+
 def test_the_ranges_cover_every_item_once(many_pieces):
     for n in (1, 2, 3, 7, 100):
         covered = []
@@ -221,6 +234,110 @@ def test_set_num_threads_inside_a_block_applies_when_it_ends():
     finally:
         blas.set_threads(max(before))
     assert _blas_threads() == before
+
+
+@pytest.fixture
+def cut_products(many_pieces, monkeypatch):
+    """Products of any size cut between the pool's 4 threads; records the BLAS's thread counts in pieces."""
+    monkeypatch.setattr(parallel, "MIN_PRODUCT_WORK", 1)
+    monkeypatch.setattr(parallel, "SMALL_PRODUCT_WORK", 1)
+    counts = []
+    matmul = np.matmul
+
+    def recorded(*args, **kwargs):
+        counts.extend(_blas_threads())
+        return matmul(*args, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recorded)   # parallel.matmul calls xp.matmul, xp being numpy
+    return counts
+
+
+# (a, b) shapes: output columns cut, output rows cut, the summed axis cut (a small output), a batch
+# broadcast against a matrix, and batches on both sides
+PRODUCTS = [((6, 5), (5, 40)), ((40, 5), (5, 6)), ((3, 200), (200, 4)), ((2, 7, 9), (9, 30)),
+            ((4, 1, 6, 8), (3, 8, 12))]
+
+
+@pytest.mark.skipif(not blas.controllable(), reason="no BLAS whose threads threadpoolctl can set")
+@pytest.mark.parametrize("shapes", PRODUCTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_product_cut_between_the_threads_equals_one_call(cut_products, shapes, dtype):
+    rng = np.random.default_rng(8)
+    a, b = (rng.standard_normal(shape).astype(dtype) for shape in shapes)
+    before = _blas_threads()
+    product = parallel.matmul(a, b)
+    exact = a.astype(np.float64) @ b.astype(np.float64)                 # the operator: not the patched name
+    assert product.shape == exact.shape and product.dtype == dtype
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(product, exact, rtol=tolerance, atol=tolerance * np.abs(exact).max())
+    assert_same_bits(product, parallel.matmul(a, b))                     # the same on every run
+    assert len(cut_products) > 1 and set(cut_products) == {1}            # pieces, the BLAS on one thread
+    assert _blas_threads() == before
+
+
+@pytest.mark.skipif(not blas.controllable(), reason="no BLAS whose threads threadpoolctl can set")
+def test_a_cut_product_writes_into_a_strided_out(cut_products):
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((8, 6)), rng.standard_normal((6, 50))
+    target = np.full((8, 120), np.nan)
+    view = target[:, 10:60]                                             # rows of 120, a view of 50
+    assert parallel.matmul(a, b, out=view) is view
+    np.testing.assert_allclose(target[:, 10:60], a @ b, rtol=1e-12)
+    assert np.isnan(target[:, :10]).all() and np.isnan(target[:, 60:]).all()
+    summed, long_a, long_b = np.zeros((3, 4)), rng.standard_normal((3, 300)), rng.standard_normal((300, 4))
+    assert parallel.matmul(long_a, long_b, out=summed) is summed        # a small output: the summed axis cut
+    np.testing.assert_allclose(summed, long_a @ long_b, rtol=1e-12)
+
+
+def test_products_that_are_not_cut_are_numpys_own(many_pieces, monkeypatch):
+    """Small products, integer or mixed dtypes, vectors, one thread, and the CuPy stand-in: the one call."""
+    rng = np.random.default_rng(10)
+    calls = []
+    matmul = np.matmul
+    monkeypatch.setattr(np, "matmul", lambda *args, **kwargs: calls.append(1) or matmul(*args, **kwargs))
+    small = rng.standard_normal((4, 4)).astype(np.float32)
+    assert_same_bits(parallel.matmul(small, small), matmul(small, small))
+    integers = np.arange(12).reshape(3, 4)
+    assert_same_bits(parallel.matmul(integers, integers.T), matmul(integers, integers.T))
+    monkeypatch.setattr(parallel, "MIN_PRODUCT_WORK", 1)
+    monkeypatch.setattr(parallel, "SMALL_PRODUCT_WORK", 1)
+    mixed = parallel.matmul(small, small.astype(np.float64))
+    assert mixed.dtype == np.float64
+    vector = rng.standard_normal(4).astype(np.float32)
+    assert_same_bits(parallel.matmul(small, vector), matmul(small, vector))
+    parallel.resize(1)
+    assert_same_bits(parallel.matmul(small, small), matmul(small, small))
+    assert calls == [1] * 5                                             # each made one call
+    cupy_like = standin_cupy.standin.asarray(small)
+    assert parallel.matmul(cupy_like, cupy_like).shape == (4, 4)
+
+
+@pytest.mark.skipif(not blas.controllable(), reason="no BLAS whose threads threadpoolctl can set")
+def test_a_product_too_small_to_cut_keeps_the_blas_on_one_thread(many_pieces, monkeypatch):
+    monkeypatch.setattr(parallel, "SMALL_PRODUCT_WORK", 1)
+    monkeypatch.setattr(parallel, "MIN_PRODUCT_WORK", 1 << 62)
+    counts = []
+    matmul = np.matmul
+    monkeypatch.setattr(np, "matmul", lambda *args, **kwargs: counts.extend(_blas_threads()) or
+                        matmul(*args, **kwargs))
+    before = _blas_threads()
+    a = np.ones((16, 16))
+    assert (parallel.matmul(a, a) == 16).all()
+    assert set(counts) == {1} and len(counts) == len(before)           # one call, the BLAS on one thread
+    assert _blas_threads() == before
+
+
+def test_linear_layers_and_the_tuned_convolution_cut_their_products(cut_products):
+    """The MNIST step's products go through parallel.matmul: nn.Linear's forward and backward, conv's."""
+    rng = np.random.default_rng(11)
+    linear = mg.nn.Linear(12, 7)
+    x = mg.tensor(rng.standard_normal((5, 12)).astype(np.float32), requires_grad=True)
+    linear(x).sum().backward()
+    assert len(cut_products) >= 3 * 2                                  # forward, dx, dW: each in pieces
+    cut_products.clear()
+    image = mg.tensor(rng.standard_normal((2, 1, 6, 6)).astype(np.float32), requires_grad=True)
+    F.conv2d(image, mg.randn(3, 1, 3, 3, requires_grad=True)).sum().backward()
+    assert len(cut_products) >= 3 * 2
 
 
 def test_outer_axis_is_the_outermost_in_memory():

@@ -15,6 +15,7 @@ from minigrad.backend import get_array_module
 from minigrad.ops._checks import linalg as checks
 from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, product
 from minigrad.ops.shape import Expand, Permute, Reshape, _reshape, expand
+from minigrad.performance import parallel
 from minigrad.tensor import Tensor
 
 
@@ -26,7 +27,7 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return Tensor(get_array_module(a).matmul(a.array, b.array))
+        return Tensor(parallel.matmul(a.array, b.array))
 
     @staticmethod
     def backward(ctx, grad):
@@ -169,8 +170,7 @@ class Addmm(Function):
     def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
         ctx.save_for_backward(a, b)
         ctx.beta, ctx.alpha = beta, alpha
-        xp = get_array_module(a)
-        product = xp.matmul(a.array, b.array)
+        product = parallel.matmul(a.array, b.array)
         if alpha != 1:
             product = product * alpha
         if beta == 0:  # PyTorch: input is ignored, so its nan and inf do not propagate

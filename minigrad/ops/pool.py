@@ -241,7 +241,7 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
             if overlapping:
                 piece[view] += grad_where(hit, delta)
             else:
-                piece[view] = grad_where(hit, delta)
+                grad_where(hit, delta, out=piece[view])   # written in place: no temporary
 
     _by_planes(x, 2 + kernel_size[0] * kernel_size[1], route)
     height, width = x.shape[-2:]

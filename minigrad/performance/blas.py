@@ -1,11 +1,12 @@
 """Performance machinery: NumPy's BLAS held to one thread for a block of code, then given back its own.
 
-The tuned convolution can run its products in bands on minigrad's pool, each thread calling the
-BLAS for its own band (``parallel.parallel_products``). The BLAS must then compute on the thread
-that calls it: with threads of its own as well, ``n`` pool threads would start ``n²`` threads on
-``n`` cores. :func:`one_thread` holds it to one thread inside a ``with`` block and restores the
-count it had on the way out, an exception included; nothing outside such a block changes, and
-importing minigrad changes nothing.
+With two threads or more, minigrad runs its products on its own pool, each thread calling the
+BLAS for its own piece (``parallel.matmul``, the tuned convolution's bands, both through
+``parallel.parallel_products``). The BLAS must then compute on the thread that calls it: with
+threads of its own as well, ``n`` pool threads would start ``n²`` threads on ``n`` cores.
+:func:`one_thread` holds it to one thread inside a ``with`` block and restores the count it had
+on the way out, an exception included; nothing outside such a block changes, and importing
+minigrad changes nothing.
 
 threadpoolctl finds the BLAS libraries NumPy loaded (OpenBLAS, MKL, BLIS, FlexiBLAS) and sets their
 thread counts through their own C functions, which costs microseconds. Where it finds none that

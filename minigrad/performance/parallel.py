@@ -4,8 +4,13 @@ This module is about speed, not about backpropagation; every operation that uses
 exactly what it computes without it. NumPy releases Python's lock (the GIL) inside copies,
 ufuncs, ``einsum`` and BLAS calls on large arrays, so disjoint pieces of one large array — a range of
 images of a batch, or of channels — can be worked on by several threads at the same time.
-The matrix products already run on the BLAS's own threads; the pool gives the rest (im2col's
-copies, pooling, ReLU, the optimiser's update) the same cores.
+
+**One set of threads.** A BLAS such as OpenBLAS runs a product on threads of its own, and those
+keep spinning on the cores for a while after it returns: copies and element-wise work handed to
+other threads then find no free core. So, with two threads or more, minigrad runs its matrix
+products on this pool too (:func:`matmul`), each thread multiplying its piece with the BLAS held
+to one thread, and the BLAS's own threads stay asleep. The pool then runs all of it: products,
+im2col's copies, pooling, ReLU, the optimiser's update.
 
 How it works:
 
@@ -14,7 +19,7 @@ How it works:
   threads the others — and returns when all are done. Each range is an independent piece of
   the output, so the result is the same, bit for bit, as one call ``fn(0, n_items)``.
 - Below :data:`MIN_CHUNK_BYTES` of work per chunk it makes fewer chunks, down to one call on
-  the calling thread: waking a thread costs more than a small copy.
+  the calling thread: waking a thread (about 20 µs) costs more than a small copy.
 - The pool is made on first use (importing minigrad starts no thread), with
   ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it.
 - Arrays of another array module than NumPy (CuPy) run as one call: a GPU needs no host threads.
@@ -27,25 +32,25 @@ How it works:
 - Chunks run in a copy of the caller's ``contextvars`` context: NumPy keeps its error state
   (``numpy.errstate``) and ufunc buffer size there, so a chunk computes under the caller's.
 
-What a ``parallel_for`` chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``). The
-BLAS already runs on ``get_num_threads()`` threads of its own; a BLAS call in each of ``n`` chunks
-would put ``n²`` threads on ``n`` cores, and they would slow each other down. Chunks wrap copies,
-ufuncs and ``einsum`` (which, unoptimised as minigrad calls it, does not call the BLAS).
+What a ``parallel_for`` chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``)
+directly. Outside :func:`parallel_products` the BLAS may have ``get_num_threads()`` threads of its
+own; a BLAS call in each of ``n`` chunks would put ``n²`` threads on ``n`` cores. Chunks wrap
+copies, ufuncs and ``einsum`` (which, unoptimised as minigrad calls it, does not call the BLAS).
 
-Work whose pieces are products goes to :func:`parallel_products` instead: it holds the BLAS to one
-thread (``blas.py``) while the pool's threads each run their own pieces, products included — one
-set of threads for all of it. The tuned convolution asks :func:`product_threads` whether that is
-possible (NumPy arrays, a pool of two or more, a BLAS whose threads can be set) and decides by
-the shape whether it pays (``algo_im2col_tuned.py``).
+Work whose pieces are products goes to :func:`parallel_products`: it holds the BLAS to one thread
+(``blas.py``) while the pool's threads each run their own pieces, products included. :func:`matmul`
+cuts one product that way; the tuned convolution runs whole bands (im2col and product) that way
+(``algo_im2col_tuned.py``). Both ask :func:`product_threads` whether it is possible: NumPy arrays,
+a pool of two or more, a BLAS whose threads can be set (not Apple's Accelerate).
 """
 
 from __future__ import annotations
 
 import contextvars
 import os
+import queue
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy
@@ -53,16 +58,21 @@ import numpy
 from minigrad.backend import get_array_module
 from minigrad.performance import blas
 
-__all__ = ["MIN_CHUNK_BYTES", "chunk_ranges", "copy_into", "in_pieces", "map_into", "outer_axis",
-           "parallel_for", "parallel_products", "pool_size", "product_threads"]
+__all__ = ["MIN_CHUNK_BYTES", "MIN_PRODUCT_WORK", "chunk_ranges", "copy_into", "in_pieces", "map_into",
+           "matmul", "outer_axis", "parallel_for", "parallel_products", "pool_size", "product_threads"]
 
-# The least work (bytes read and written) worth handing to another thread. Smaller pieces lost
-# time in a training step on the 2-core machine, while the BLAS also runs threads of its own
-# (docs/performance.md, "Threads": how it was measured and how to tune it).
-MIN_CHUNK_BYTES = 32 << 20
+# The least work (bytes read and written) worth handing to another thread: waking one costs
+# about 20 µs (docs/performance.md, "Threads": how it was measured and how to tune it).
+MIN_CHUNK_BYTES = 4 << 20
+
+# The least work (multiply-adds) for which a matrix product is cut between the pool's threads;
+# a smaller product runs whole, on the calling thread (docs/performance.md, "Threads").
+MIN_PRODUCT_WORK = 1 << 21
+# Below this a BLAS runs a product on one thread anyway (OpenBLAS's own cut-off is 4·65536).
+SMALL_PRODUCT_WORK = 1 << 18
 
 _lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
+_workers: _Workers | None = None
 _size: int | None = None       # threads the loops use (the caller's included); None: ask get_num_threads
 _local = threading.local()     # .inside: this thread is running a chunk
 
@@ -82,29 +92,69 @@ def resize(threads: int | None) -> None:
 
     Called by ``mg.set_num_threads``; the old pool's threads finish their work and end.
     """
-    global _executor, _size
+    global _workers, _size
     with _lock:
-        old, _executor, _size = _executor, None, threads
+        old, _workers, _size = _workers, None, threads
     if old is not None:
-        old.shutdown(wait=False)
+        old.stop()
 
 
 def _forget_pool_in_child() -> None:
     """After ``os.fork()`` the child has none of the parent's pool threads: it makes its own on first use."""
-    global _executor, _lock, _local
-    _executor, _lock, _local = None, threading.Lock(), threading.local()
+    global _workers, _lock, _local
+    _workers, _lock, _local = None, threading.Lock(), threading.local()
 
 
 if hasattr(os, "register_at_fork"):   # POSIX; Windows starts processes afresh
     os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
-def _pool(workers: int) -> ThreadPoolExecutor:
-    global _executor
+class _Workers:
+    """The pool's threads: each takes a chunk from one queue, runs it, and opens the chunk's lock.
+
+    Leaner than ``concurrent.futures``: a chunk is handed over through a C-level queue and a lock,
+    which halves the time from handing a chunk over to its thread starting it.
+    """
+
+    def __init__(self, count: int) -> None:
+        self.tasks: queue.SimpleQueue = queue.SimpleQueue()
+        self.count = count
+        for number in range(count):
+            threading.Thread(target=self._serve, name=f"minigrad_{number}", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            task = self.tasks.get()
+            if task is None:   # stop(): this pool was replaced
+                return
+            context, fn, start, stop, done, errors = task
+            try:
+                _run_chunk(context, fn, start, stop)
+            except BaseException as error:  # noqa: BLE001 (handed to the caller, which raises it)
+                errors.append(error)
+            finally:
+                done.release()
+
+    def submit(self, fn: Callable[[int, int], None], start: int, stop: int, errors: list) -> threading.Lock:
+        """Queue ``fn(start, stop)`` (in a copy of the caller's context); returns a lock that is
+        released when it has run, an exception it raised appended to ``errors``."""
+        done = threading.Lock()
+        done.acquire()
+        self.tasks.put((contextvars.copy_context(), fn, start, stop, done, errors))
+        return done
+
+    def stop(self) -> None:
+        """Let each thread end once the chunks already queued have run."""
+        for _ in range(self.count):
+            self.tasks.put(None)
+
+
+def _pool(workers: int) -> _Workers:
+    global _workers
     with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minigrad")
-        return _executor
+        if _workers is None:
+            _workers = _Workers(workers)
+        return _workers
 
 
 def chunk_ranges(n_items: int, item_bytes: int, threads: int) -> list[tuple[int, int]]:
@@ -162,23 +212,88 @@ def parallel_products(n_items: int, fn: Callable[[int, int], None]) -> None:
         _run_ranges([(bounds[i], bounds[i + 1]) for i in range(count)], fn)
 
 
+def matmul(a: Any, b: Any, out: Any = None) -> Any:
+    """``xp.matmul(a, b, out=out)``, on minigrad's threads: one set of threads for products and copies.
+
+    With :func:`product_threads` > 1, for two float arrays of one dtype, each at least 2-D, of at
+    least :data:`MIN_PRODUCT_WORK` multiply-adds, the product is cut into one piece per thread and
+    each thread multiplies its piece with the BLAS held to one thread (:func:`parallel_products`):
+
+    - a wide output is cut into ranges of its columns (or of its rows, when there are more):
+      each output number is the same dot product as in one call;
+    - an output smaller than the summed axis (``grad_weight``'s δ · colsᵀ: a small matrix summed
+      over every pixel of the batch) is cut along the summed axis instead, each thread summing
+      its range into a matrix of its own, and those few partial sums are added at the end.
+
+    The BLAS may round a piece's edges differently in the last bit, and partial sums add in
+    another order than one call would: the result equals one call's up to rounding, and is the
+    same on every run with the same thread count. A product too small to cut runs on the calling
+    thread, the BLAS held to one thread all the same; one below :data:`SMALL_PRODUCT_WORK` (which
+    a BLAS runs on one thread anyway), on one thread, or on a GPU is the plain call.
+
+    Why: the BLAS's own threads keep spinning on the cores for a while after each product, and
+    the pool's pieces of the copies and element-wise work that follow then find no free core
+    (docs/performance.md, "One set of threads").
+    """
+    xp = get_array_module(a)
+    rows, inner, columns = (a.shape[-2], a.shape[-1], b.shape[-1]) if min(a.ndim, b.ndim) >= 2 else (0, 0, 0)
+    batch = max(a.size // max(rows * inner, 1), b.size // max(inner * columns, 1), 1)
+    work = rows * inner * columns * batch
+    if product_threads(xp) < 2 or work < SMALL_PRODUCT_WORK or a.dtype != b.dtype or a.dtype.kind != "f":
+        return xp.matmul(a, b, out=out)
+    if work < MIN_PRODUCT_WORK:   # not worth cutting, but kept off the BLAS's threads all the same
+        with blas.one_thread():
+            return xp.matmul(a, b, out=out)
+    shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, columns)
+    if rows * columns < inner:
+        return _summed_in_ranges(xp, a, b, shape, out)
+    if out is None:
+        out = xp.empty(shape, dtype=a.dtype)
+    if columns >= rows:
+        def column_range(start: int, stop: int) -> None:
+            xp.matmul(a, b[..., start:stop], out=out[..., start:stop])
+
+        parallel_products(columns, column_range)
+    else:
+        def row_range(start: int, stop: int) -> None:
+            xp.matmul(a[..., start:stop, :], b, out=out[..., start:stop, :])
+
+        parallel_products(rows, row_range)
+    return out
+
+
+def _summed_in_ranges(xp: Any, a: Any, b: Any, shape: tuple, out: Any) -> Any:
+    """``a @ b`` as the sum of one product per thread over a range of the summed axis."""
+    parts = xp.empty((product_threads(xp),) + shape, dtype=a.dtype)
+    inner = a.shape[-1]
+    bounds = [inner * i // len(parts) for i in range(len(parts) + 1)]
+
+    def summed_range(first: int, last: int) -> None:
+        for part in range(first, last):   # one part per thread
+            start, stop = bounds[part], bounds[part + 1]
+            xp.matmul(a[..., start:stop], b[..., start:stop, :], out=parts[part])
+
+    parallel_products(len(parts), summed_range)
+    return xp.sum(parts, axis=0, out=out)
+
+
 def _run_ranges(ranges: list[tuple[int, int]], fn: Callable[[int, int], None]) -> None:
     """``fn`` over ``ranges``: the first on the calling thread, the others on the pool; errors after all."""
     if len(ranges) == 1:
         fn(*ranges[0])
         return
     pool = _pool(pool_size() - 1)
-    futures: list[Future] = [pool.submit(_run_chunk, contextvars.copy_context(), fn, start, stop)
-                             for start, stop in ranges[1:]]
+    errors: list[BaseException] = []
+    done = [pool.submit(fn, start, stop, errors) for start, stop in ranges[1:]]
     error: BaseException | None = None
     try:
         _run_chunk(contextvars.copy_context(), fn, *ranges[0])
     except BaseException as first_error:  # noqa: BLE001 (re-raised below, once every chunk is done)
         error = first_error
-    for future in futures:
-        failure = future.exception()   # waits for the chunk
-        if error is None and failure is not None:
-            error = failure
+    for lock in done:
+        lock.acquire()   # waits for the chunk
+    if error is None and errors:
+        error = errors[0]
     if error is not None:
         raise error
 

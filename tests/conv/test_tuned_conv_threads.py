@@ -111,11 +111,9 @@ def test_bands_on_two_and_three_threads_agree_with_one_thread(case, dtype, band_
 
 
 def test_the_pool_runs_bands_only_where_the_shape_pays(monkeypatch):
-    """The rule: thin products (a first layer's few channels) and small layers keep the BLAS's threads;
-    as shipped, every layer does (the BLAS's threads won on every layer measured)."""
+    """The rule: thin products (a first layer's few channels), small layers and work that cannot be
+    cut run each product and copy cut between the threads instead of whole bands."""
     monkeypatch.setattr(parallel, "product_threads", lambda xp: 2)
-    assert algo_im2col_tuned._threads(numpy, 288, 14 << 20, 14) == 1       # the default: the BLAS's threads
-    monkeypatch.setattr(algo_im2col_tuned, "POOL_MIN_BYTES", 1 << 20)    # as a many-core machine might set
     assert algo_im2col_tuned._threads(numpy, 288, 14 << 20, 14) == 2       # MNIST's second layer
     assert algo_im2col_tuned._threads(numpy, 25, 5 << 20, 28) == 1         # its first: 1 channel, 5×5
     assert algo_im2col_tuned._threads(numpy, 288, 100 << 10, 14) == 1      # too little work
@@ -207,3 +205,22 @@ def test_set_num_threads_sets_how_many_threads_run_the_bands(threads):
     ran, blas_after = _run(code)
     assert ran == (threads if threads > 1 else 0)
     assert set(blas_after) == {threads}
+
+
+@needs_blas_control
+def test_a_first_layers_grad_weight_is_cut_over_output_rows(bands_on_pool, monkeypatch):
+    """One input channel cannot be shared between threads: each thread sums its own output rows."""
+    case = ConvCase("one-channel", 4, 1, (12, 9), 5, (3, 3), (1, 1), (1, 1))
+    x, weight = case.arrays(seed=35)[:2]
+    grad_out = output_grad(case, seed=36)
+    by_rows = []
+    original = algo_im2col_tuned._grad_weight_by_rows
+    monkeypatch.setattr(algo_im2col_tuned, "_grad_weight_by_rows",
+                        lambda *args: by_rows.append(args[-1]) or original(*args))
+    one = _on_threads(1, case, x, weight, grad_out)
+    assert by_rows == []                                  # one thread: the usual loop over the bands
+    many = _on_threads(2, case, x, weight, grad_out)
+    assert by_rows == [2, 2]                              # with and without the forward's columns
+    assert_close(many["weight"], one["weight"], "grad_weight by output rows")
+    assert_same_bits(_on_threads(2, case, x, weight, grad_out)["weight"], many["weight"], "run again")
+    assert bands_on_pool["blas"] == {1}

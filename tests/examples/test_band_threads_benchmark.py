@@ -9,6 +9,7 @@ import sys
 from _example_helpers import ROOT, example_env
 
 from minigrad.ops.conv import algo_im2col_tuned
+from minigrad.performance import parallel
 
 
 def test_band_threads_times_each_part_both_ways_and_names_the_rules_pick():
@@ -19,9 +20,9 @@ def test_band_threads_times_each_part_both_ways_and_names_the_rules_pick():
     assert [(row[0], row[1]) for row in rows] == [(shape, part) for shape in ("64,32,14,14,64,3,1,1,1,1",
                                                                               "64,1,28,28,6,5,1,2,1,1")
                                                   for part in ("forward", "grad_input", "grad_weight")]
-    assert all(float(row[2]) > 0 and float(row[4]) > 0 for row in rows)     # ms both ways
+    assert all(float(row[2]) > 0 and float(row[4]) > 0 and float(row[7]) > 0 for row in rows)  # ms, 3 ways
     mnist_second, mnist_first = rows[0][-1], rows[3][-1]
-    assert mnist_second == "blas" and mnist_first == "blas"   # the shipped rule keeps the BLAS's threads
+    assert mnist_second == "bands" and mnist_first == "cut"   # the shipped rule: a wide layer in bands
 
 
 def test_the_bands_setting_reaches_the_minigrad_workers(monkeypatch):
@@ -37,4 +38,10 @@ def test_the_bands_setting_reaches_the_minigrad_workers(monkeypatch):
     monkeypatch.setenv(_runner.BANDS_VARIABLE, env[_runner.BANDS_VARIABLE])
     _runner.use_chunk_setting()
     assert (algo_im2col_tuned.POOL_MIN_WIDTH, algo_im2col_tuned.POOL_MIN_BYTES) == (1, 0)
+    assert parallel.MIN_PRODUCT_WORK < 1 << 62                                 # products still cut
+    monkeypatch.setattr(parallel, "MIN_PRODUCT_WORK", parallel.MIN_PRODUCT_WORK)
+    monkeypatch.setattr(parallel, "SMALL_PRODUCT_WORK", parallel.SMALL_PRODUCT_WORK)
+    monkeypatch.setenv(_runner.BANDS_VARIABLE, "blas")
+    _runner.use_chunk_setting()
+    assert parallel.MIN_PRODUCT_WORK == parallel.SMALL_PRODUCT_WORK == 1 << 62  # every product whole
     assert _runner.with_chunk_setting({}, None) == {}                        # the rule: nothing passed

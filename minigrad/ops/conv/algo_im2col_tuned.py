@@ -14,15 +14,16 @@ for the processor (measurements and how to rerun them: docs/performance.md, "Con
 - **Memory layout.** The input is moved to (C, H, W, N) memory once (``im2col.padded_source``),
   δ likewise, once for both gradients (``prepare_grad_output``), and the output is handed on
   as an NCHW view of the product's (C, H, W, N) result, without a transposed copy.
-- **Threads.** Two ways, chosen per call by :func:`_threads` from the shape. One set of threads:
-  the BLAS held to one thread, minigrad's pool runs whole bands — each thread makes its band's
-  columns and multiplies them, so they stay in its core's cache (``parallel.parallel_products``).
-  The forward cuts the output rows between the threads; the two gradients cut the input
-  channels (or the groups), every thread going through the same bands as one thread would.
+- **Threads.** One set of threads: the BLAS held to one thread, minigrad's pool runs the work
+  (``performance/parallel.py``), in one of two ways chosen per call by :func:`_threads`. Whole
+  bands: each thread makes its band's columns and multiplies them, so they stay in its core's
+  cache (``parallel.parallel_products``); the forward cuts the output rows between the threads,
+  the two gradients cut the input channels (or the groups), every thread going through the same
+  bands as one thread would. Otherwise (thin products, small layers, a single channel) each
+  product is cut between the threads (``parallel.matmul``) and the copies in pieces over
+  channels (``im2col_threads.py``). On one thread, or a GPU, neither applies.
   The results equal one thread's up to rounding: the BLAS may round a product cut in pieces
   differently in the last bit; on a given thread count they are the same on every run.
-  Otherwise (thin products, small layers, one thread) the products run on the BLAS's own
-  threads and the copies in pieces over channels (``im2col_threads.py``).
 - **Depthwise** convolutions (one input channel per group, stride 1) do not come here:
   ``algorithms.algorithm_module`` sends them to ``depthwise.py``, which sums shifted images.
 """
@@ -49,13 +50,12 @@ __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 BAND_BYTES = 3 * 1024 * 1024
 # Columns this small are kept for grad_weight rather than made again (docs/performance.md).
 KEPT_COLUMNS_BYTES = BAND_BYTES * 3 // 2
-# When whole bands on the pool's threads would beat the BLAS's own threads: columns at least this
-# wide (C_in/G·kh·kw rows per group; a thin product gains more from the BLAS's threads) and a
-# column matrix at least this big. On the machine measured (docs/performance.md, "One set of
-# threads") the BLAS's threads won on every layer, so no column matrix is big enough by default;
-# ``benchmarks/band_threads.py`` shows where a machine with more cores would set it lower.
+# When whole bands run on the pool's threads (each thread its band's im2col and product) rather than
+# each product and copy cut between them: columns at least this wide (C_in/G·kh·kw rows per group;
+# a thin product is cut better along its summed axis) and a column matrix at least this big
+# (docs/performance.md, "One set of threads").
 POOL_MIN_WIDTH = 27
-POOL_MIN_BYTES = 1 << 62
+POOL_MIN_BYTES = 1 << 20
 
 
 def _bands(xp: Any, h_out: int, column_rows: int, w_out: int, n: int, itemsize: int) -> list[slice]:
@@ -78,9 +78,10 @@ def _columns_of(rows: slice, w_out: int, n: int) -> slice:
 
 
 def _threads(xp: Any, width: int, column_bytes: int, units: int) -> int:
-    """How many of the pool's threads run this call's bands, the BLAS on one thread; 1: the BLAS's own
-    threads run the products. ``width``: rows of a group's column matrix (C_in/G·kh·kw);
-    ``units``: how many pieces the work can be cut into."""
+    """How many of the pool's threads run this call's bands, the BLAS on one thread; 1: each product
+    and copy is cut between the threads instead (``parallel.matmul``, ``im2col_threads.py``).
+    ``width``: rows of a group's column matrix (C_in/G·kh·kw); ``units``: how many pieces the
+    work can be cut into."""
     threads = parallel.product_threads(xp)
     if threads == 1 or units < 2 or width < POOL_MIN_WIDTH or column_bytes < POOL_MIN_BYTES:
         return 1
@@ -102,7 +103,7 @@ def _in_parts(xp: Any, work: Callable[[int, int, Any, Any], None], groups: int, 
               column_bytes: int) -> None:
     """``work(first, last, im2col_rows, col2im_rows)`` over the gradients' shares (groups, or channels):
     on the pool's threads, each share's copies and products on its own thread, or all at once with
-    the BLAS's threads and the copies in pieces."""
+    each product and copy cut between the threads."""
     units = groups if groups > 1 else c_in
     if _threads(xp, width, column_bytes, units) > 1:
         def on_one_thread(first: int, last: int) -> None:
@@ -158,7 +159,7 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
             columns = _columns_of(rows, w_out, n)
             cols = im2col_rows(source, rows, (kh, kw), stride, dilation, w_out,
                                out=None if kept_cols is None else kept_cols[:, columns])
-            xp.matmul(w_g, per_group(cols, groups), out=out[:, :, columns])
+            parallel.matmul(w_g, per_group(cols, groups), out=out[:, :, columns])
 
     if _threads(xp, w_g.shape[2], column_bytes, h_out) > 1:
         parallel.parallel_products(h_out, lambda first, last: output_rows(first, last, im2col.im2col_rows))
@@ -188,7 +189,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
         in_groups, group_rows, channels = _parts(first, last, groups, c, kh * kw)
         w_part, delta_part, image_part = w_g_t[in_groups, group_rows], delta_g[in_groups], image[channels]
         for rows in bands:
-            grad_cols = xp.matmul(w_part, delta_part[:, :, _columns_of(rows, w_out, n)])      # (G, K, band)
+            grad_cols = parallel.matmul(w_part, delta_part[:, :, _columns_of(rows, w_out, n)])  # (G, K, band)
             grad_cols = grad_cols.reshape(grad_cols.shape[0] * grad_cols.shape[1], grad_cols.shape[2])
             col2im_rows(grad_cols, image_part, rows, (kh, kw), stride, dilation, w_out)
 
@@ -226,7 +227,42 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
             else:
                 cols = im2col_rows(source[channels], rows, kernel_size, stride, dilation, w_out)
             band_delta = delta_part[:, :, _columns_of(rows, w_out, n)]
-            target += xp.matmul(per_group(cols, target.shape[0]), band_delta.transpose(0, 2, 1))
+            target += parallel.matmul(per_group(cols, target.shape[0]), band_delta.transpose(0, 2, 1))
 
-    _in_parts(xp, share, groups, c_in, column_rows // groups, column_rows * h_out * w_out * n * itemsize)
+    column_bytes = column_rows * h_out * w_out * n * itemsize
+    threads = parallel.product_threads(xp)
+    if (groups if groups > 1 else c_in) < threads <= h_out and column_bytes >= POOL_MIN_BYTES:
+        grad_w_t = _grad_weight_by_rows(source, kept_cols, delta_g, grad_w_t.shape, kernel_size, stride,
+                                        dilation, (h_out, w_out), threads)
+    else:
+        _in_parts(xp, share, groups, c_in, column_rows // groups, column_bytes)
     return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))
+
+
+def _grad_weight_by_rows(source: Any, kept_cols: Any, delta_g: Any, shape: tuple, kernel_size: Pair,
+                         stride: Pair, dilation: Pair, out_size: Pair, threads: int) -> Any:
+    """dW_gᵀ (``shape``: G, C_in/G·kh·kw, C_out/G) for a layer with fewer input channels (or groups)
+    than threads, a first layer's one: each thread sums the bands of its own range of output rows
+    into a dWᵀ of its own, and the ``threads`` partial sums are added at the end (the same sum in
+    another order: equal to one thread's up to rounding)."""
+    xp = get_array_module(delta_g)
+    n, itemsize = source.shape[3], delta_g.dtype.itemsize
+    h_out, w_out = out_size
+    column_rows = shape[0] * shape[1]
+    partial = xp.zeros((threads,) + tuple(shape), dtype=delta_g.dtype)
+
+    def rows_share(first: int, last: int) -> None:
+        for part in range(first, last):   # one part per thread
+            start, stop = h_out * part // threads, h_out * (part + 1) // threads
+            for band in _bands(xp, stop - start, column_rows, w_out, n, itemsize):
+                rows = slice(start + band.start, start + band.stop)
+                columns = _columns_of(rows, w_out, n)
+                if kept_cols is not None:
+                    cols = kept_cols[:, columns]
+                else:
+                    cols = im2col.im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
+                band_delta = delta_g[:, :, columns].transpose(0, 2, 1)
+                partial[part] += xp.matmul(per_group(cols, shape[0]), band_delta)
+
+    parallel.parallel_products(threads, rows_share)
+    return partial.sum(axis=0)
