@@ -65,8 +65,8 @@ __all__ = ["MIN_CHUNK_BYTES", "MIN_PRODUCT_WORK", "chunk_ranges", "copy_into", "
 # about 20 µs (docs/performance.md, "Threads": how it was measured and how to tune it).
 MIN_CHUNK_BYTES = 4 << 20
 
-# The least work (multiply-adds) for which a matrix product is cut between the pool's threads;
-# a smaller product runs whole, on the calling thread (docs/performance.md, "Threads").
+# The least work (multiply-adds) each piece of a matrix product cut between the pool's threads gets;
+# a product under twice this runs whole, on the calling thread (docs/performance.md, "Threads").
 MIN_PRODUCT_WORK = 1 << 21
 # Below this a BLAS runs a product on one thread anyway (OpenBLAS's own cut-off is 4·65536).
 SMALL_PRODUCT_WORK = 1 << 18
@@ -196,14 +196,15 @@ def product_threads(xp: Any) -> int:
     return pool_size()
 
 
-def parallel_products(n_items: int, fn: Callable[[int, int], None]) -> None:
+def parallel_products(n_items: int, fn: Callable[[int, int], None], pieces: int | None = None) -> None:
     """Run ``fn(start, stop)`` over :func:`product_threads` near-equal ranges of ``range(n_items)``
-    at once, the BLAS held to one thread throughout, so that ``fn`` may call it.
+    (at most ``pieces``, if given) at once, the BLAS held to one thread throughout, so that ``fn``
+    may call it.
 
     For NumPy arrays only, and for work the caller has found worth cutting: every thread gets a range.
     ``fn`` must only write its own range's part of the output.
     """
-    count = min(product_threads(numpy), n_items)
+    count = min(product_threads(numpy), n_items, n_items if pieces is None else pieces)
     if count <= 1:
         fn(0, n_items)
         return
@@ -216,8 +217,9 @@ def matmul(a: Any, b: Any, out: Any = None) -> Any:
     """``xp.matmul(a, b, out=out)``, on minigrad's threads: one set of threads for products and copies.
 
     With :func:`product_threads` > 1, for two float arrays of one dtype, each at least 2-D, of at
-    least :data:`MIN_PRODUCT_WORK` multiply-adds, the product is cut into one piece per thread and
-    each thread multiplies its piece with the BLAS held to one thread (:func:`parallel_products`):
+    least :data:`MIN_PRODUCT_WORK` multiply-adds per piece, the product is cut into one piece per
+    thread (fewer where it is smaller) and each thread multiplies its piece with the BLAS held to
+    one thread (:func:`parallel_products`):
 
     - a wide output is cut into ranges of its columns (or of its rows, when there are more):
       each output number is the same dot product as in one call;
@@ -241,30 +243,31 @@ def matmul(a: Any, b: Any, out: Any = None) -> Any:
     work = rows * inner * columns * batch
     if product_threads(xp) < 2 or work < SMALL_PRODUCT_WORK or a.dtype != b.dtype or a.dtype.kind != "f":
         return xp.matmul(a, b, out=out)
-    if work < MIN_PRODUCT_WORK:   # not worth cutting, but kept off the BLAS's threads all the same
+    pieces = min(product_threads(xp), work // MIN_PRODUCT_WORK)   # each at least MIN_PRODUCT_WORK
+    if pieces < 2:   # not worth cutting, but kept off the BLAS's threads all the same
         with blas.one_thread():
             return xp.matmul(a, b, out=out)
     shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, columns)
     if rows * columns < inner:
-        return _summed_in_ranges(xp, a, b, shape, out)
+        return _summed_in_ranges(xp, a, b, shape, out, pieces)
     if out is None:
         out = xp.empty(shape, dtype=a.dtype)
     if columns >= rows:
         def column_range(start: int, stop: int) -> None:
             xp.matmul(a, b[..., start:stop], out=out[..., start:stop])
 
-        parallel_products(columns, column_range)
+        parallel_products(columns, column_range, pieces)
     else:
         def row_range(start: int, stop: int) -> None:
             xp.matmul(a[..., start:stop, :], b, out=out[..., start:stop, :])
 
-        parallel_products(rows, row_range)
+        parallel_products(rows, row_range, pieces)
     return out
 
 
-def _summed_in_ranges(xp: Any, a: Any, b: Any, shape: tuple, out: Any) -> Any:
-    """``a @ b`` as the sum of one product per thread over a range of the summed axis."""
-    parts = xp.empty((product_threads(xp),) + shape, dtype=a.dtype)
+def _summed_in_ranges(xp: Any, a: Any, b: Any, shape: tuple, out: Any, pieces: int) -> Any:
+    """``a @ b`` as the sum of ``pieces`` products, one per thread, over ranges of the summed axis."""
+    parts = xp.empty((pieces,) + shape, dtype=a.dtype)
     inner = a.shape[-1]
     bounds = [inner * i // len(parts) for i in range(len(parts) + 1)]
 
