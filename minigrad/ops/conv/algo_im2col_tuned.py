@@ -19,9 +19,10 @@ for the processor (measurements and how to rerun them: docs/performance.md, "Con
   bands: each thread makes its band's columns and multiplies them, so they stay in its core's
   cache (``parallel.parallel_products``); the forward cuts the output rows between the threads,
   the two gradients cut the input channels (or the groups), every thread going through the same
-  bands as one thread would. Otherwise (thin products, small layers, a single channel) each
-  product is cut between the threads (``parallel.matmul``) and the copies in pieces over
-  channels (``im2col_threads.py``). On one thread, or a GPU, neither applies.
+  bands as one thread would (``grad_weight`` of a layer with fewer input channels than threads
+  cuts the output rows, each thread summing a partial dW of its own). Otherwise (thin products,
+  small layers) each product is cut between the threads (``parallel.matmul``) and the copies in
+  pieces over channels (``im2col_threads.py``). On one thread, or a GPU, neither applies.
   The results equal one thread's up to rounding: the BLAS may round a product cut in pieces
   differently in the last bit; on a given thread count they are the same on every run.
 - **Depthwise** convolutions (one input channel per group, stride 1) do not come here:
@@ -202,7 +203,9 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     """dW_g = δ_g · cols_gᵀ, summed over the bands; ``saved`` is the forward's (padded input, columns).
 
     On the pool, each thread takes a range of input channels (or groups): their rows of cols, and
-    so their rows of dWᵀ, summed over the same bands in the same order as one thread would.
+    so their rows of dWᵀ, summed over the same bands in the same order as one thread would. With
+    fewer channels (or groups) than threads, each thread takes a range of output rows instead and
+    sums their bands into a partial dWᵀ of its own (:func:`_grad_weight_by_rows`).
     """
     xp = get_array_module(grad_out)
     n, itemsize = x.shape[0], grad_out.dtype.itemsize
