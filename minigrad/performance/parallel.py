@@ -19,7 +19,7 @@ How it works:
   threads the others — and returns when all are done. Each range is an independent piece of
   the output, so the result is the same, bit for bit, as one call ``fn(0, n_items)``.
 - Below :data:`MIN_CHUNK_BYTES` of work per chunk it makes fewer chunks, down to one call on
-  the calling thread: waking a thread (about 20 µs) costs more than a small copy.
+  the calling thread: waking a thread costs more than a small copy.
 - The pool is made on first use (importing minigrad starts no thread), with
   ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it.
 - Arrays of another array module than NumPy (CuPy) run as one call: a GPU needs no host threads.
@@ -61,8 +61,8 @@ from minigrad.performance import blas
 __all__ = ["MIN_CHUNK_BYTES", "MIN_PRODUCT_WORK", "chunk_ranges", "copy_into", "in_pieces", "map_into",
            "matmul", "outer_axis", "parallel_for", "parallel_products", "pool_size", "product_threads"]
 
-# The least work (bytes read and written) worth handing to another thread: waking one costs
-# about 20 µs (docs/performance.md, "Threads": how it was measured and how to tune it).
+# The least work (bytes read and written) worth handing to another thread: waking one costs more
+# than a small copy (docs/performance.md, "Threads": how it was measured and how to tune it).
 MIN_CHUNK_BYTES = 4 << 20
 
 # The least work (multiply-adds) each piece of a matrix product cut between the pool's threads gets;
