@@ -27,11 +27,10 @@ from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _runner import add_blas_arguments, blas_environment, blas_header, processor  # noqa: E402
+from _runner import NEVER, add_blas_arguments, blas_environment, blas_header, processor  # noqa: E402
 from conv import SHAPES  # noqa: E402
 
 PARTS = ("forward", "grad_input", "grad_weight")
-NEVER = 1 << 62
 # Each way runs in blocks of calls, the blocks of the three ways taking turns; before a block the
 # process sleeps long enough for the BLAS's own threads, which spin for a while after a product,
 # to go to sleep: otherwise they would take a core from the next way's first calls.

@@ -46,3 +46,26 @@ def test_bad_thread_counts_raise_like_torch(name, value):
             minigrad.set_num_interop_threads(value)
         return
     raises_like_torch(lambda m: getattr(m, name)(value), RuntimeError, name)
+
+
+def test_minigrads_products_follow_set_num_threads():
+    """SPEC: minigrad's own parallel loops and the BLAS follow set_num_threads. A linear layer's large
+    product is cut into that many pieces run on the pool (a thread that finishes early may take a
+    second), the BLAS on one thread inside, and the BLAS has the count set for the process afterwards."""
+    code = BLAS_THREADS.replace("blas = ", "def blas_now():\n    return ") + (
+        "import threading\nfrom minigrad.performance import parallel\n"
+        "mg.set_num_threads(3)\n"
+        "seen, calls, inside = set(), [], []\n"
+        "matmul = numpy.matmul\n"
+        "def recorded(*args, **kwargs):\n"
+        "    seen.add(threading.get_ident()); calls.append(1); inside.extend(blas_now())\n"
+        "    return matmul(*args, **kwargs)\n"
+        "numpy.matmul = recorded\n"
+        "x = mg.randn(192, 600)\n"
+        "mg.nn.Linear(600, 300)(x)\n"
+        "numpy.matmul = matmul\n"
+        "print(json.dumps([len(calls), len(seen), sorted(set(inside)), blas_now(), parallel.pool_size()]))")
+    pieces, threads, inside, blas_after, pool = _run(code)
+    if not inside:
+        pytest.skip("no BLAS whose threads threadpoolctl can set")
+    assert pieces == 3 and threads > 1 and inside == [1] and set(blas_after) == {3} and pool == 3

@@ -219,53 +219,55 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     # Summed as (cols_g · δ_gᵀ)ᵀ, the same numbers, in the orientation BLAS runs faster with the long
     # (h, w, n) axis summed over (docs/performance.md).
     grad_w_t = xp.zeros((groups, column_rows // groups, weight_shape[0] // groups), dtype=grad_out.dtype)
-    bands = _bands(xp, h_out, column_rows, w_out, n, itemsize)
+
+    def bands_of(start: int, stop: int) -> list[slice]:
+        """The bands of output rows ``start:stop``."""
+        return [slice(start + band.start, start + band.stop)
+                for band in _bands(xp, stop - start, column_rows, w_out, n, itemsize)]
+
+    def add_bands(target: Any, in_groups: slice, channels: slice, row_bands: list[slice],
+                  im2col_rows: Callable[..., Any]) -> None:
+        """target += cols_g · δ_gᵀ over ``row_bands``, for the input channels ``channels`` (of the
+        groups ``in_groups``); the columns made by ``im2col_rows`` or cut from the kept ones. (In a
+        piece on the pool, ``parallel.matmul`` is the plain product.)"""
+        delta_part = delta_g[in_groups]
+        for rows in row_bands:
+            columns = _columns_of(rows, w_out, n)
+            if kept_cols is not None:   # the forward kept them only when they were one band
+                cols = kept_cols[channels.start * taps:channels.stop * taps, columns]
+            else:
+                cols = im2col_rows(source[channels], rows, kernel_size, stride, dilation, w_out)
+            band_delta = delta_part[:, :, columns].transpose(0, 2, 1)
+            target += parallel.matmul(per_group(cols, target.shape[0]), band_delta)
 
     def share(first: int, last: int, im2col_rows: Callable[..., Any], _: Any) -> None:
         in_groups, group_rows, channels = _parts(first, last, groups, c_in, taps)
-        target, delta_part = grad_w_t[in_groups, group_rows], delta_g[in_groups]
-        for rows in bands:
-            if kept_cols is not None:   # the forward kept them only when they were this one band
-                cols = kept_cols[channels.start * taps:channels.stop * taps]
-            else:
-                cols = im2col_rows(source[channels], rows, kernel_size, stride, dilation, w_out)
-            band_delta = delta_part[:, :, _columns_of(rows, w_out, n)]
-            target += parallel.matmul(per_group(cols, target.shape[0]), band_delta.transpose(0, 2, 1))
+        add_bands(grad_w_t[in_groups, group_rows], in_groups, channels, bands_of(0, h_out), im2col_rows)
 
     column_bytes = column_rows * h_out * w_out * n * itemsize
     threads = parallel.product_threads(xp)
     if (groups if groups > 1 else c_in) < threads <= h_out and column_bytes >= POOL_MIN_BYTES:
-        grad_w_t = _grad_weight_by_rows(source, kept_cols, delta_g, grad_w_t.shape, kernel_size, stride,
-                                        dilation, (h_out, w_out), threads)
+        def all_channels(target: Any, row_bands: list[slice]) -> None:
+            add_bands(target, slice(None), slice(0, c_in), row_bands, im2col.im2col_rows)
+
+        grad_w_t = _grad_weight_by_rows(all_channels, grad_w_t, bands_of, h_out, threads)
     else:
         _in_parts(xp, share, groups, c_in, column_rows // groups, column_bytes)
     return xp.ascontiguousarray(grad_w_t.transpose(0, 2, 1)).reshape(tuple(weight_shape))
 
 
-def _grad_weight_by_rows(source: Any, kept_cols: Any, delta_g: Any, shape: tuple, kernel_size: Pair,
-                         stride: Pair, dilation: Pair, out_size: Pair, threads: int) -> Any:
-    """dW_gᵀ (``shape``: G, C_in/G·kh·kw, C_out/G) for a layer with fewer input channels (or groups)
-    than threads, a first layer's one: each thread sums the bands of its own range of output rows
-    into a dWᵀ of its own, and the ``threads`` partial sums are added at the end (the same sum in
-    another order: equal to one thread's up to rounding)."""
-    xp = get_array_module(delta_g)
-    n, itemsize = source.shape[3], delta_g.dtype.itemsize
-    h_out, w_out = out_size
-    column_rows = shape[0] * shape[1]
-    partial = xp.zeros((threads,) + tuple(shape), dtype=delta_g.dtype)
+def _grad_weight_by_rows(add_bands: Callable[[Any, list[slice]], None], zeros: Any,
+                         bands_of: Callable[[int, int], list[slice]], h_out: int, threads: int) -> Any:
+    """dW_gᵀ for a layer with fewer input channels (or groups) than threads, a first layer's one:
+    each thread sums the bands of its own range of output rows into a dWᵀ of its own (``zeros``'s
+    shape), and the ``threads`` partial sums are added at the end (the same sum in another order:
+    equal to one thread's up to rounding). ``add_bands(target, bands)`` adds bands' products."""
+    xp = get_array_module(zeros)
+    partial = xp.zeros((threads,) + zeros.shape, dtype=zeros.dtype)
 
     def rows_share(first: int, last: int) -> None:
         for part in range(first, last):   # one part per thread
-            start, stop = h_out * part // threads, h_out * (part + 1) // threads
-            for band in _bands(xp, stop - start, column_rows, w_out, n, itemsize):
-                rows = slice(start + band.start, start + band.stop)
-                columns = _columns_of(rows, w_out, n)
-                if kept_cols is not None:
-                    cols = kept_cols[:, columns]
-                else:
-                    cols = im2col.im2col_rows(source, rows, kernel_size, stride, dilation, w_out)
-                band_delta = delta_g[:, :, columns].transpose(0, 2, 1)
-                partial[part] += xp.matmul(per_group(cols, shape[0]), band_delta)
+            add_bands(partial[part], bands_of(h_out * part // threads, h_out * (part + 1) // threads))
 
     parallel.parallel_products(threads, rows_share)
     return partial.sum(axis=0)
