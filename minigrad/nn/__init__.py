@@ -1,7 +1,7 @@
 """``minigrad.nn``: layers (``Module`` subclasses), ``Parameter``, ``functional``, ``init``, ``utils``.
 
 ``with nn.conv_algorithm('rot180'): ...`` chooses how convolutions in the block compute
-their forward and backward ('im2col' by default, 'im2col_plain', 'rot180' or 'naive').
+their forward and backward ('im2col' by default, 'im2col_tuned', 'rot180' or 'naive').
 """
 
 from minigrad.nn.parameter import Parameter  # noqa: I001  (first: the modules need it)

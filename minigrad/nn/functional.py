@@ -73,7 +73,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            dilation: Any = 1, groups: int = 1, *, algorithm: str | None = None) -> Tensor:
     """2-D cross-correlation of input (N, C_in, H, W) with weight (C_out, C_in/groups, kh, kw).
 
-    ``algorithm``: ``'im2col'``, ``'im2col_plain'``, ``'rot180'``, ``'naive'``, or None for the current
+    ``algorithm``: ``'im2col'``, ``'im2col_tuned'``, ``'rot180'``, ``'naive'``, or None for the current
     default.
     """
     check_tensor_arguments("conv2d", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
@@ -393,7 +393,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     """1-D cross-correlation of input (N, C_in, L) or (C_in, L) with weight (C_out, C_in/groups, k).
 
     Computed as ``conv2d`` of height 1, so ``algorithm``
-    ('im2col', 'im2col_plain', 'rot180', 'naive') applies.
+    ('im2col', 'im2col_tuned', 'rot180', 'naive') applies.
     """
     check_tensor_arguments("conv1d", {"input": input, "weight": weight, "bias": bias}, optional=("bias",))
     return _conv1d.conv1d(input, weight, bias, stride, padding, dilation, groups, algorithm=algorithm)

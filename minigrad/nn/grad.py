@@ -4,7 +4,7 @@
     conv2d_weight(input, weight_size, grad_output, ...)  -> dL/dW, of shape weight_size
 
 Both take ``stride``, ``padding``, ``dilation``, ``groups`` as the forward did, and the
-keyword-only ``algorithm=`` ('im2col', 'im2col_plain', 'rot180', 'naive'). They live in
+keyword-only ``algorithm=`` ('im2col', 'im2col_tuned', 'rot180', 'naive'). They live in
 ``minigrad/ops/conv/``, where conv2d's own backward calls them, and they are differentiable
 to any order: their derivatives are conv2d, conv2d_input and conv2d_weight again
 (docs/backprop-conv.md, "Differentiating the backward again").

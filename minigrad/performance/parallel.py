@@ -39,9 +39,10 @@ copies, ufuncs and ``einsum`` (which, unoptimised as minigrad calls it, does not
 
 Work whose pieces are products goes to :func:`parallel_products`: it holds the BLAS to one thread
 (``blas.py``) while the pool's threads each run their own pieces, products included. :func:`matmul`
-cuts one product that way; the tuned convolution runs whole bands (im2col and product) that way
-(``algo_im2col_tuned.py``). Both ask :func:`product_threads` whether it is possible: NumPy arrays,
-a pool of two or more, a BLAS whose threads can be set (not Apple's Accelerate).
+cuts one product that way (the default convolution's products, ``ops/conv/algo_im2col.py``); the
+opt-in tuned convolution runs whole bands (im2col and product) that way (``algo_im2col_tuned.py``).
+Both ask :func:`product_threads` whether it is possible: NumPy arrays, a pool of two or more, a BLAS
+whose threads can be set (not Apple's Accelerate).
 """
 
 from __future__ import annotations

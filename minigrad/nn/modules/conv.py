@@ -3,7 +3,7 @@
 The module holds the weight (C_out, C_in/groups, kh, kw) — (C_out, C_in/groups, k) for
 Conv1d — and bias (C_out), and its forward is one call to ``F.conv2d`` (``F.conv1d``, a
 conv2d of height 1); how the convolution and its backward are computed ('im2col',
-'im2col_plain', 'rot180' or 'naive') is chosen by ``algorithm=`` or by the enclosing
+'im2col_tuned', 'rot180' or 'naive') is chosen by ``algorithm=`` or by the enclosing
 ``with nn.conv_algorithm(...)`` when the forward runs.
 
 ``padding_mode`` other than ``'zeros'`` pads the input first (by reflecting it, repeating
@@ -21,7 +21,7 @@ from minigrad.nn import init
 from minigrad.nn.modules.module import Module
 from minigrad.nn.modules.utils import _pair, _reverse_repeat_tuple, _single
 from minigrad.nn.parameter import Parameter
-from minigrad.ops.conv.algorithms import ALGORITHMS
+from minigrad.ops.conv.algorithms import check_algorithm
 from minigrad.tensor import Tensor
 
 __all__ = ["Conv1d", "Conv2d"]
@@ -100,7 +100,7 @@ class Conv2d(_ConvNd):
         device: the device the parameters are created on (default: the CPU).
         dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
         algorithm: minigrad only: how this layer's convolution and backward are computed, ``'im2col'``,
-            ``'im2col_plain'``, ``'rot180'`` or ``'naive'``; None (the default) follows
+            ``'im2col_tuned'``, ``'rot180'`` or ``'naive'``; None (the default) follows
             ``nn.conv_algorithm(...)`` blocks, else ``'im2col'``.
     """
 
@@ -127,9 +127,8 @@ def _check_arguments(in_channels: int, out_channels: int, stride: tuple, padding
     if padding_mode not in _PADDING_MODES:
         raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got "
                          f"padding_mode='{padding_mode}'")
-    if algorithm is not None and algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown convolution algorithm {algorithm!r}; expected one of "
-                         f"{', '.join(repr(name) for name in ALGORITHMS)}")
+    if algorithm is not None:
+        check_algorithm(algorithm)   # ValueError for an unknown name
     return padding
 
 
@@ -176,7 +175,7 @@ class Conv1d(_ConvNd):
         device: the device the parameters are created on (default: the CPU).
         dtype: their dtype (default: ``torch.get_default_dtype()``, float32).
         algorithm: minigrad only: how this layer's convolution and backward are computed, ``'im2col'``,
-            ``'im2col_plain'``, ``'rot180'`` or ``'naive'``; None (the default) follows
+            ``'im2col_tuned'``, ``'rot180'`` or ``'naive'``; None (the default) follows
             ``nn.conv_algorithm(...)`` blocks, else ``'im2col'``.
     """
 

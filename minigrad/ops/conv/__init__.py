@@ -1,18 +1,17 @@
 """2-D convolution, written out several ways a reader can select and compare.
 
 Reading order: ``functional.py`` (the autograd Function: which gradients, from where), then
-``algo_im2col.py`` (the formulas, one screen), then the other ways and the fast one:
+``algo_im2col.py`` (the formulas, one screen: what runs by default), then the other ways:
 
     functional.py          the autograd Functions and ``conv2d``, ``conv2d_input``, ``conv2d_weight``
-    algo_im2col.py         cols = im2col(x), Y = W·cols, dW = δ·colsᵀ, dx = col2im(Wᵀ·δ)   ('im2col_plain')
-    algo_im2col_tuned.py   the same formulas in cache-sized bands: the default ('im2col')
+    algo_im2col.py         cols = im2col(x), Y = W·cols, dW = δ·colsᵀ, dx = col2im(Wᵀ·δ)   (default)
+    im2col.py              im2col / col2im, the array helpers (col2im is im2col's adjoint)
     depthwise.py           the default's path for depthwise convolutions: sums of shifted images
     algo_rot180.py         δˡ = δˡ⁺¹ ∗ rot180(W): the backward as correlations with a flipped kernel
     algo_naive.py          the definition, in plain loops
-    im2col.py              im2col / col2im, the array helpers (col2im is im2col's adjoint)
-    im2col_threads.py      the tuned driver's copies of them, in pieces on minigrad's threads
-    algorithms.py          choosing one (``algorithm=`` per call, ``with conv_algorithm(name):``),
-                           and the interface every algorithm module has
+    algo_im2col_tuned.py   the default's formulas in cache-sized bands, opt-in ('im2col_tuned')
+    algorithms.py          the algorithms by name, as plain functions, and choosing one
+                           (``algorithm=`` per call, ``with conv_algorithm(name):``)
     fold.py                ``unfold`` / ``fold`` (PyTorch's names for im2col / col2im)
     conv1d.py              ``conv1d``: a conv2d of height 1
 """

@@ -1,4 +1,4 @@
-"""Convolution as matrix products over im2col columns, plainly: what the default computes.
+"""Convolution as matrix products over im2col columns: the default ``'im2col'``, what ``nn.Conv2d`` runs.
 
 With ``cols = im2col(x)`` of shape (C_in·kh·kw, L), L = H_out·W_out·N, and the weight
 seen per group g as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
@@ -9,8 +9,14 @@ seen per group g as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
 
 where δ_g is group g's output gradient as a (C_out/G, L) matrix, and db = Σ δ is the
 caller's (``functional.py``). Each ``·`` is one product batched over the G groups.
-Selected as ``'im2col_plain'``; the default ``'im2col'`` computes these same formulas
-faster, in ``algo_im2col_tuned.py``.
+
+Speed, without changing a formula: ``matmul`` is ``minigrad/performance/parallel.py``'s, which
+cuts a large product between minigrad's own threads with the BLAS held to one thread (on one
+thread, or a GPU, it is ``xp.matmul``); ``im2col`` and ``col2im`` copy in pieces on the same
+threads (``im2col.py``). One set of threads stays fast beside other work on a busy machine,
+where the BLAS's own threads stall (docs/performance.md). Depthwise convolutions go to
+``depthwise.py`` (``algorithms.py`` decides); ``algo_im2col_tuned.py`` is an opt-in variant
+in cache-sized bands.
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.ops.conv.geometry import Pair, output_shape
-from minigrad.ops.conv.im2col import col2im, im2col
+from minigrad.ops.conv.im2col import batch_last, col2im, im2col
+from minigrad.performance.parallel import matmul
 
-__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight", "per_group"]
+__all__ = ["forward", "grad_input", "grad_weight", "per_group"]
 
 
 def per_group(matrix: Any, groups: int) -> Any:
@@ -29,30 +36,34 @@ def per_group(matrix: Any, groups: int) -> Any:
 
 
 def _delta(grad_out: Any, groups: int) -> Any:
-    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L), columns (h, w, n) as in ``cols``."""
+    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L), columns (h, w, n) as in ``cols``.
+
+    A view when δ is already in (C, H, W, N) memory, as the forward's output and the layers
+    that keep its memory order (ReLU, pooling) hand it back.
+    """
     n, c_out, h_out, w_out = grad_out.shape
-    return per_group(grad_out.transpose(1, 2, 3, 0).reshape(c_out, h_out * w_out * n), groups)
+    return per_group(batch_last(grad_out).reshape(c_out, h_out * w_out * n), groups)
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """Y_g = W_g · cols_g; returns ``(y (N, C_out, H_out, W_out), cols)``, cols for ``grad_weight``."""
+    """Y_g = W_g · cols_g; returns ``(y (N, C_out, H_out, W_out), cols)``, cols for ``grad_weight``.
+
+    y is an NCHW view of the product's (C, H, W, N) memory, not a transposed copy.
+    """
     c_out, _, kh, kw = weight.shape
     h_out, w_out = output_shape(x.shape, (kh, kw), stride, padding, dilation)
     cols = im2col(x, (kh, kw), stride, padding, dilation)
-    y = per_group(weight.reshape(c_out, -1), groups) @ per_group(cols, groups)
+    w_g = per_group(weight.reshape(c_out, -1), groups)
+    y = matmul(w_g, per_group(cols, groups))                        # Y_g = W_g · cols_g
     return y.reshape(c_out, h_out, w_out, x.shape[0]).transpose(3, 0, 1, 2), cols
-
-
-def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
-    """δ as it is: the two gradients below read any memory layout."""
-    return grad_out
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,
                 dilation: Pair, groups: int, saved: Any = None) -> Any:
     """dW_g = δ_g · cols_gᵀ; ``saved`` is the forward's cols (None: made again from x)."""
     cols = im2col(x, tuple(weight_shape[2:]), stride, padding, dilation) if saved is None else saved
-    grad_w = _delta(grad_out, groups) @ per_group(cols, groups).transpose(0, 2, 1)
+    delta = _delta(grad_out, groups)
+    grad_w = matmul(delta, per_group(cols, groups).transpose(0, 2, 1))   # dW_g = δ_g · cols_gᵀ
     return grad_w.reshape(tuple(weight_shape))
 
 
@@ -60,6 +71,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
                dilation: Pair, groups: int) -> Any:
     """dcols_g = W_gᵀ · δ_g, then dx = col2im(dcols): each column added back onto its window."""
     c_out, _, kh, kw = weight.shape
-    grad_cols = per_group(weight.reshape(c_out, -1), groups).transpose(0, 2, 1) @ _delta(grad_out, groups)
+    w_g, delta = per_group(weight.reshape(c_out, -1), groups), _delta(grad_out, groups)
+    grad_cols = matmul(w_g.transpose(0, 2, 1), delta)               # dcols_g = W_gᵀ · δ_g
     grad_cols = grad_cols.reshape(input_shape[1] * kh * kw, grad_cols.shape[2])
-    return col2im(grad_cols, input_shape, (kh, kw), stride, padding, dilation)
+    return col2im(grad_cols, input_shape, (kh, kw), stride, padding, dilation)   # dx = col2im(dcols)

@@ -1,7 +1,9 @@
-"""The default ``'im2col'``: ``algo_im2col.py``'s formulas, computed faster. Read that file first.
+"""Opt-in ``'im2col_tuned'``: ``algo_im2col.py``'s formulas in cache-sized bands. Read that file first.
 
 Same products, same columns, same numbers; what differs is only how the work is laid out
-for the processor (measurements and how to rerun them: docs/performance.md, "Convolution"):
+for the processor (measurements and how to rerun them: docs/performance.md, "Convolution").
+Nothing runs it by default: select it with ``algorithm='im2col_tuned'`` or
+``conv_algorithm('im2col_tuned')``.
 
 - **Bands.** The products run in bands of output rows. Every column (h, w, n) of them
   belongs to one output row h, so each formula holds band by band: Y's columns of a band
@@ -12,8 +14,8 @@ for the processor (measurements and how to rerun them: docs/performance.md, "Con
 - **Kept columns.** A layer whose columns are one small band keeps them from the forward
   for ``grad_weight``, instead of making them again.
 - **Memory layout.** The input is moved to (C, H, W, N) memory once (``im2col.padded_source``),
-  δ likewise, once for both gradients (``prepare_grad_output``), and the output is handed on
-  as an NCHW view of the product's (C, H, W, N) result, without a transposed copy.
+  and the output is handed on as an NCHW view of the product's (C, H, W, N) result, as the
+  default does.
 - **Threads.** One set of threads: the BLAS held to one thread, minigrad's pool runs the work
   (``performance/parallel.py``), in one of two ways chosen per call by :func:`_threads`. Whole
   bands: each thread makes its band's columns and multiplies them, so they stay in its core's
@@ -22,11 +24,9 @@ for the processor (measurements and how to rerun them: docs/performance.md, "Con
   bands as one thread would (``grad_weight`` of a layer with fewer input channels than threads
   cuts the output rows, each thread summing a partial dW of its own). Otherwise (thin products,
   small layers) each product is cut between the threads (``parallel.matmul``) and the copies in
-  pieces over channels (``im2col_threads.py``). On one thread, or a GPU, neither applies.
+  pieces over channels (``im2col.py``), as the default does. On one thread, or a GPU, neither applies.
   The results equal one thread's up to rounding: the BLAS may round a product cut in pieces
   differently in the last bit; on a given thread count they are the same on every run.
-- **Depthwise** convolutions (one input channel per group, stride 1) do not come here:
-  ``algorithms.algorithm_module`` sends them to ``depthwise.py``, which sums shifted images.
 """
 
 from __future__ import annotations
@@ -37,14 +37,12 @@ from typing import Any
 import numpy
 
 from minigrad.backend import get_array_module
-from minigrad.ops.conv import im2col, im2col_threads
 from minigrad.ops.conv.algo_im2col import per_group
 from minigrad.ops.conv.geometry import Pair, output_shape
-from minigrad.ops.conv.im2col import interior
-from minigrad.ops.conv.im2col_threads import batch_last, padded_source
+from minigrad.ops.conv.im2col import batch_last, col2im_rows, im2col_rows, interior, padded_source
 from minigrad.performance import parallel
 
-__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
+__all__ = ["forward", "grad_input", "grad_weight"]
 
 # Small enough to stay in the cache between im2col and the product, big enough for efficient
 # products (the sizes tried: docs/performance.md).
@@ -80,7 +78,7 @@ def _columns_of(rows: slice, w_out: int, n: int) -> slice:
 
 def _threads(xp: Any, width: int, column_bytes: int, units: int) -> int:
     """How many of the pool's threads run this call's bands, the BLAS on one thread; 1: each product
-    and copy is cut between the threads instead (``parallel.matmul``, ``im2col_threads.py``).
+    and copy is cut between the threads instead (``parallel.matmul``, ``im2col.py``).
     ``width``: rows of a group's column matrix (C_in/G·kh·kw); ``units``: how many pieces the
     work can be cut into."""
     threads = parallel.product_threads(xp)
@@ -100,19 +98,16 @@ def _parts(first: int, last: int, groups: int, c_in: int, taps: int) -> tuple[sl
     return slice(None), slice(first * taps, last * taps), slice(first, last)
 
 
-def _in_parts(xp: Any, work: Callable[[int, int, Any, Any], None], groups: int, c_in: int, width: int,
+def _in_parts(xp: Any, work: Callable[[int, int], None], groups: int, c_in: int, width: int,
               column_bytes: int) -> None:
-    """``work(first, last, im2col_rows, col2im_rows)`` over the gradients' shares (groups, or channels):
-    on the pool's threads, each share's copies and products on its own thread, or all at once with
-    each product and copy cut between the threads."""
+    """``work(first, last)`` over the gradients' shares (groups, or channels): on the pool's threads,
+    each share's copies and products on its own thread, or all at once with each product and copy
+    cut between the threads."""
     units = groups if groups > 1 else c_in
     if _threads(xp, width, column_bytes, units) > 1:
-        def on_one_thread(first: int, last: int) -> None:
-            work(first, last, im2col.im2col_rows, im2col.col2im_rows)
-
-        parallel.parallel_products(units, on_one_thread)
+        parallel.parallel_products(units, work)
     else:
-        work(0, units, im2col_threads.im2col_rows, im2col_threads.col2im_rows)
+        work(0, units)
 
 
 def _grouped_weight(weight: Any, groups: int) -> Any:
@@ -123,15 +118,10 @@ def _grouped_weight(weight: Any, groups: int) -> Any:
 def _grouped_grad(grad_out: Any, groups: int) -> Any:
     """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L·N), the layout of the forward's product.
 
-    No copy when δ is already in (C, H, W, N) memory order (see ``prepare_grad_output``).
+    No copy when δ is already in (C, H, W, N) memory order.
     """
     n, c_out, h_out, w_out = grad_out.shape
     return per_group(batch_last(grad_out).reshape(c_out, h_out * w_out * n), groups)
-
-
-def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
-    """δ laid out (C, H, W, N) in memory, once, for grad_input and grad_weight to share (same values)."""
-    return batch_last(grad_out).transpose(3, 0, 1, 2)
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
@@ -154,7 +144,7 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     keep = len(_bands(xp, h_out, column_rows, w_out, n, itemsize)) == 1 and column_bytes <= KEPT_COLUMNS_BYTES
     kept_cols = xp.empty((column_rows, h_out * w_out * n), dtype=x.dtype) if keep else None
 
-    def output_rows(first: int, last: int, im2col_rows: Callable[..., Any]) -> None:
+    def output_rows(first: int, last: int) -> None:
         for band in _bands(xp, last - first, column_rows, w_out, n, itemsize):
             rows = slice(first + band.start, first + band.stop)
             columns = _columns_of(rows, w_out, n)
@@ -163,9 +153,9 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
             parallel.matmul(w_g, per_group(cols, groups), out=out[:, :, columns])
 
     if _threads(xp, w_g.shape[2], column_bytes, h_out) > 1:
-        parallel.parallel_products(h_out, lambda first, last: output_rows(first, last, im2col.im2col_rows))
+        parallel.parallel_products(h_out, output_rows)
     else:
-        output_rows(0, h_out, im2col_threads.im2col_rows)
+        output_rows(0, h_out)
     # The product is (C, H, W, N); hand out the NCHW view of it instead of a transposed copy.
     return out.reshape(c_out, h_out, w_out, n).transpose(3, 0, 1, 2), (source, kept_cols)
 
@@ -186,7 +176,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     itemsize = grad_out.dtype.itemsize
     bands = _bands(xp, h_out, c * kh * kw, w_out, n, itemsize)
 
-    def share(first: int, last: int, _: Any, col2im_rows: Callable[..., None]) -> None:
+    def share(first: int, last: int) -> None:
         in_groups, group_rows, channels = _parts(first, last, groups, c, kh * kw)
         w_part, delta_part, image_part = w_g_t[in_groups, group_rows], delta_g[in_groups], image[channels]
         for rows in bands:
@@ -225,8 +215,7 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
         return [slice(start + band.start, start + band.stop)
                 for band in _bands(xp, stop - start, column_rows, w_out, n, itemsize)]
 
-    def add_bands(target: Any, in_groups: slice, channels: slice, row_bands: list[slice],
-                  im2col_rows: Callable[..., Any]) -> None:
+    def add_bands(target: Any, in_groups: slice, channels: slice, row_bands: list[slice]) -> None:
         """target += cols_g · δ_gᵀ over ``row_bands``, for the input channels ``channels`` (of the
         groups ``in_groups``); the columns made by ``im2col_rows`` or cut from the kept ones. (In a
         piece on the pool, ``parallel.matmul`` is the plain product.)"""
@@ -240,15 +229,15 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
             band_delta = delta_part[:, :, columns].transpose(0, 2, 1)
             target += parallel.matmul(per_group(cols, target.shape[0]), band_delta)
 
-    def share(first: int, last: int, im2col_rows: Callable[..., Any], _: Any) -> None:
+    def share(first: int, last: int) -> None:
         in_groups, group_rows, channels = _parts(first, last, groups, c_in, taps)
-        add_bands(grad_w_t[in_groups, group_rows], in_groups, channels, bands_of(0, h_out), im2col_rows)
+        add_bands(grad_w_t[in_groups, group_rows], in_groups, channels, bands_of(0, h_out))
 
     column_bytes = column_rows * h_out * w_out * n * itemsize
     threads = parallel.product_threads(xp)
     if (groups if groups > 1 else c_in) < threads <= h_out and column_bytes >= POOL_MIN_BYTES:
         def all_channels(target: Any, row_bands: list[slice]) -> None:
-            add_bands(target, slice(None), slice(0, c_in), row_bands, im2col.im2col_rows)
+            add_bands(target, slice(None), slice(0, c_in), row_bands)
 
         grad_w_t = _grad_weight_by_rows(all_channels, grad_w_t, bands_of, h_out, threads)
     else:

@@ -1,49 +1,68 @@
-"""Which convolution algorithm runs: ``'im2col'`` (default), ``'im2col_plain'``, ``'rot180'``, ``'naive'``.
+"""Which convolution algorithm runs: ``'im2col'`` (default), ``'im2col_tuned'``, ``'rot180'``, ``'naive'``.
 
-    'im2col'         algo_im2col_tuned.py   the plain file's formulas in cache-sized bands (fast)
-    'im2col_plain'   algo_im2col.py         cols = im2col(x), Y = W·cols, dW = δ·colsᵀ, dx = col2im(Wᵀ·δ)
+    'im2col'         algo_im2col.py         cols = im2col(x), Y = W·cols, dW = δ·colsᵀ, dx = col2im(Wᵀ·δ)
+    'im2col_tuned'   algo_im2col_tuned.py   the same formulas in cache-sized bands (opt-in)
     'rot180'         algo_rot180.py         dx = δ ∗ rot180(W), as correlations with a flipped kernel
     'naive'          algo_naive.py          the definition, in loops over every output value
 
-A call picks one module when its forward runs (``algorithm_module``) and uses it for that
-call's backward too::
+(``'im2col_plain'``, the plain file's former name, still selects ``'im2col'``.) A call picks
+one algorithm when its forward runs and uses it for that call's backward too::
 
     with conv_algorithm("rot180"):
         y = conv(x)          # forward by rot180; y.backward() will also use rot180
 
-Every algorithm module has the same four array functions (``settings`` is
-``stride, padding, dilation, groups``)::
+Every algorithm is three array functions of its file (``settings`` is
+``stride, padding, dilation, groups``), listed by name in ``ALGORITHMS`` below::
 
     forward(x, weight, *settings) -> (y, saved)
-    prepare_grad_output(δ, weight_shape, stride, groups) -> δ      # once, before the two below
-    grad_weight(x, δ, weight_shape, *settings, saved=None) -> dW  # saved: this module's forward's
-    grad_input(δ, weight, input_shape, *settings) -> dx
+    grad_weight(x, δ, weight_shape, *settings, saved=None) -> dW  # saved: its forward's
+    grad_input(δ, W, input_shape, *settings) -> dx
 
 ``saved`` is whatever the forward computed that ``grad_weight`` needs again (the columns, the
-padded input), or None when ``grad_weight`` runs without that forward (``nn.grad``).
-``prepare_grad_output`` lays δ out as both gradient functions read it; most modules return it
-unchanged. To add an algorithm, write such a module and add it to ``ALGORITHMS`` below: every
-test that walks ``ALGORITHMS`` then checks it against PyTorch and the others.
+padded input), or None when ``grad_weight`` runs without that forward (``nn.grad``). To add an
+algorithm, write such a file and add its functions to ``ALGORITHMS``: every test that walks
+``ALGORITHMS`` then checks it against PyTorch and the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import ModuleType
+from typing import Any, NamedTuple
 
 from minigrad.ops.conv import algo_im2col, algo_im2col_tuned, algo_naive, algo_rot180, depthwise
 from minigrad.ops.conv.geometry import Pair
 
-__all__ = ["ALGORITHMS", "conv_algorithm", "get_conv_algorithm", "resolve_algorithm", "algorithm_module"]
+__all__ = ["ALGORITHMS", "Algorithm", "conv_algorithm", "get_conv_algorithm", "resolve_algorithm",
+           "check_algorithm", "algorithm_functions"]
 
-ALGORITHMS: dict[str, ModuleType] = {"im2col": algo_im2col_tuned, "im2col_plain": algo_im2col,
-                                     "rot180": algo_rot180, "naive": algo_naive}
+
+class Algorithm(NamedTuple):
+    """The three array functions of one way to compute a convolution."""
+
+    forward: Callable[..., tuple]
+    grad_weight: Callable[..., Any]
+    grad_input: Callable[..., Any]
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "im2col": Algorithm(algo_im2col.forward, algo_im2col.grad_weight, algo_im2col.grad_input),
+    "im2col_tuned": Algorithm(algo_im2col_tuned.forward, algo_im2col_tuned.grad_weight,
+                              algo_im2col_tuned.grad_input),
+    "rot180": Algorithm(algo_rot180.forward, algo_rot180.grad_weight, algo_rot180.grad_input),
+    "naive": Algorithm(algo_naive.forward, algo_naive.grad_weight, algo_naive.grad_input),
+}
+# The default's path for depthwise convolutions (one input channel per group, stride 1).
+DEPTHWISE = Algorithm(depthwise.forward, depthwise.grad_weight, depthwise.grad_input)
+# Names that selected an algorithm before, and what they select now.
+FORMER_NAMES = {"im2col_plain": "im2col"}
 
 _current = "im2col"
 
 
-def _check(name: str) -> str:
+def check_algorithm(name: str) -> str:
+    """``name`` as a key of ``ALGORITHMS`` (a former name mapped); ValueError for an unknown one."""
+    name = FORMER_NAMES.get(name, name)
     if name not in ALGORITHMS:
         raise ValueError(f"unknown convolution algorithm {name!r}; expected one of "
                          f"{', '.join(repr(n) for n in ALGORITHMS)}")
@@ -59,28 +78,28 @@ def get_conv_algorithm() -> str:
 def conv_algorithm(name: str) -> Iterator[str]:
     """Within the ``with`` block, convolutions default to ``name``; the previous default returns after.
 
-    ``name``: ``'im2col'`` (the default outside any block: ``algo_im2col_tuned.py``),
-    ``'im2col_plain'`` (the same formulas as written, ``algo_im2col.py``), ``'rot180'`` or ``'naive'``.
+    ``name``: ``'im2col'`` (the default outside any block: ``algo_im2col.py``),
+    ``'im2col_tuned'`` (the same formulas in bands, ``algo_im2col_tuned.py``), ``'rot180'`` or ``'naive'``.
     """
     global _current
-    previous, _current = _current, _check(name)
+    previous, _current = _current, check_algorithm(name)
     try:
-        yield name
+        yield _current
     finally:
         _current = previous
 
 
 def resolve_algorithm(name: str | None) -> str:
     """``name`` checked, or the current default when None — decided when the forward runs."""
-    return _current if name is None else _check(name)
+    return _current if name is None else check_algorithm(name)
 
 
-def algorithm_module(name: str, weight_shape: tuple, stride: Pair, groups: int) -> ModuleType:
-    """The module that computes algorithm ``name`` for a call with these settings.
+def algorithm_functions(name: str, weight_shape: tuple, stride: Pair, groups: int) -> Algorithm:
+    """The functions that compute algorithm ``name`` for a call with these settings.
 
     The one place where the depthwise path is chosen: the default ``'im2col'`` hands a
     depthwise convolution (one input channel per group, stride 1) to ``depthwise.py``.
     """
     if name == "im2col" and depthwise.is_depthwise(weight_shape, groups, stride):
-        return depthwise
+        return DEPTHWISE
     return ALGORITHMS[name]

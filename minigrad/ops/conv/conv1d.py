@@ -4,7 +4,7 @@
 
 The input (N, C, L) becomes (N, C, 1, L), the weight (C_out, C_in/groups, k) becomes
 (C_out, C_in/groups, 1, k), and ``conv2d`` runs with stride (1, s), padding (0, p) and
-dilation (1, d): every conv2d algorithm ('im2col', 'im2col_plain', 'rot180', 'naive') and its backward serve
+dilation (1, d): every conv2d algorithm ('im2col', 'im2col_tuned', 'rot180', 'naive') and its backward serve
 conv1d too. The checks here are PyTorch's for conv1d, so the messages name 1-D shapes.
 """
 

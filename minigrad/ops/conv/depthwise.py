@@ -3,7 +3,7 @@
 When each group sees a single input channel, im2col's per-group products are
 (m × kh·kw)·(kh·kw × N·L) with m = C_out / C_in tiny (usually 1): too thin for BLAS,
 while the column buffer is kh·kw times the input. So the default ``'im2col'`` hands such
-calls here (``algorithms.algorithm_module`` decides, once per call), and the kernel taps
+calls here (``algorithms.algorithm_functions`` decides, once per call), and the kernel taps
 are summed directly, as depthwise kernels in production libraries do:
 
     forward:      y[n, c·m + o]     = Σ_{i,j} W[c·m + o, 0, i, j] · x_pad[n, c, h + i·d, w + j·d]
@@ -30,7 +30,7 @@ from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair
 from minigrad.performance.parallel import copy_into, parallel_for
 
-__all__ = ["is_depthwise", "forward", "prepare_grad_output", "grad_input", "grad_weight"]
+__all__ = ["is_depthwise", "forward", "grad_input", "grad_weight"]
 
 
 def is_depthwise(weight_shape: tuple, groups: int, stride: Pair) -> bool:
@@ -111,11 +111,6 @@ def _delta_rows(grad_out: Any, c: int, row: int, before: int, after: int) -> Any
     rows = flat[..., before:before + h_out * row].reshape(n, c, c_out // c, h_out, row)
     copy_into(rows[..., :w_out], grad_out.reshape(n, c, c_out // c, h_out, w_out))
     return flat
-
-
-def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
-    """δ as it is: both gradients below copy it into rows of their own."""
-    return grad_out
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,

@@ -1,7 +1,7 @@
 """Conv2d as autograd Functions, and the public ``conv2d``, ``conv2d_input``, ``conv2d_weight``.
 
-The Functions pick the algorithm module (see ``algorithms.py``) and call its array
-functions; the mathematics lives in ``algo_*.py`` (``algo_im2col.py`` first), PyTorch's
+The Functions pick an algorithm's array functions (``algorithms.py``: by default
+``algo_im2col.py``'s) and call them; the mathematics lives in ``algo_*.py``, PyTorch's
 argument checks in ``_checks.py``:
 
     forward:   y = x ⋆ W + b                       (algorithm.forward)
@@ -22,7 +22,6 @@ so gradients of any order are convolutions run by the algorithm the forward chos
 from __future__ import annotations
 
 import warnings
-from types import ModuleType
 from typing import Any
 
 from minigrad.autograd.function import Function
@@ -35,7 +34,7 @@ from minigrad.ops.conv._checks import (
     conv2d_settings,
     conv_pair,
 )
-from minigrad.ops.conv.algorithms import algorithm_module, resolve_algorithm
+from minigrad.ops.conv.algorithms import Algorithm, algorithm_functions, resolve_algorithm
 from minigrad.ops.conv.geometry import Pair
 from minigrad.ops.shape import pad
 from minigrad.tensor import Tensor
@@ -44,12 +43,12 @@ __all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "con
            "conv2d_input", "conv2d_weight"]
 
 
-def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings: tuple) -> ModuleType:
-    """Decide, when the forward runs, the algorithm module this call and its backward use (kept on ctx)."""
+def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings: tuple) -> Algorithm:
+    """Decide, when the forward runs, the algorithm this call and its backward use (its name kept on
+    ctx); returns its array functions (by default ``algo_im2col``'s forward, grad_weight, grad_input)."""
     ctx.algorithm = resolve_algorithm(name)
     ctx.settings = settings      # (stride, padding, dilation, groups)
-    ctx.module = algorithm_module(ctx.algorithm, weight_shape, settings[0], settings[3])
-    return ctx.module
+    return algorithm_functions(ctx.algorithm, weight_shape, settings[0], settings[3])
 
 
 class Conv2dFunction(Function):
@@ -64,8 +63,8 @@ class Conv2dFunction(Function):
         stride, padding, dilation = conv_pair(stride, "stride"), conv_pair(padding, "padding"), \
             conv_pair(dilation, "dilation")
         check_conv(input, weight, bias, stride, padding, dilation, groups)
-        module = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
-        out, saved = module.forward(input.array, weight.array, *ctx.settings)
+        conv = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
+        out, saved = conv.forward(input.array, weight.array, *ctx.settings)
         if bias is not None:
             out += bias.array.reshape(-1, 1, 1)           # `out` is ours: add the bias in place
         ctx.save_for_backward(input, weight)
@@ -80,9 +79,8 @@ class Conv2dFunction(Function):
             dW = δ · colsᵀ
             db = Σ_{n,h,w} δ
 
-        ``algo_im2col.py`` computes them plainly, in one screen; the default ``'im2col'`` runs
-        ``algo_im2col_tuned.py``, the same formulas in cache-sized bands. ``algo_rot180.py``
-        and ``algo_naive.py`` compute the same gradients their own way.
+        The default ``'im2col'`` computes them as written, in ``algo_im2col.py``;
+        ``algo_rot180.py`` and ``algo_naive.py`` compute the same gradients their own way.
         """
         x, weight = ctx.saved_tensors
         return conv2d_gradients(ctx, x, weight, grad_output) + (None,) * 5
@@ -93,22 +91,19 @@ def conv2d_gradients(ctx: Any, x: Tensor, weight: Tensor, grad_output: Tensor) -
 
     dx and dW by ``Conv2dInputFunction`` and ``Conv2dWeightFunction``, so that under
     ``create_graph`` they are recorded and can be differentiated again; without it they run
-    the algorithm's arrays and nothing more. δ is laid out once for both
-    (``prepare_grad_output``), grad_weight reuses what the forward kept, and that is freed
-    before grad_input needs memory of its own.
+    the algorithm's arrays and nothing more. grad_weight reuses what the forward kept, and that
+    is freed before grad_input needs memory of its own.
     """
-    stride, _, _, groups = ctx.settings
     grad_input = grad_weight = grad_bias = None
     if ctx.needs_input_grad[2]:
         grad_bias = grad_output.sum((0, 2, 3))
-    delta = ctx.module.prepare_grad_output(grad_output.array, weight.shape, stride, groups)
     if ctx.needs_input_grad[1]:
         grad_weight = Conv2dWeightFunction.apply(x, grad_output, tuple(weight.shape), *ctx.settings,
-                                                 ctx.algorithm, delta, ctx.saved_by_algorithm)
+                                                 ctx.algorithm, ctx.saved_by_algorithm)
     ctx.saved_by_algorithm = None
     if ctx.needs_input_grad[0]:
         grad_input = Conv2dInputFunction.apply(grad_output, weight, tuple(x.shape), *ctx.settings,
-                                               ctx.algorithm, delta)
+                                               ctx.algorithm)
     return grad_input, grad_weight, grad_bias
 
 
@@ -131,7 +126,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,  # noqa: A
 
     y[n, o] = b[o] + Σ_c W[o, c] ⋆ x[n, c]  (per group). ``padding`` may be an int, a pair,
     ``'valid'`` (none) or ``'same'`` (output as large as the input; stride 1 only).
-    ``algorithm``: ``'im2col'``, ``'im2col_plain'``, ``'rot180'``, ``'naive'``, or None for the current
+    ``algorithm``: ``'im2col'``, ``'im2col_tuned'``, ``'rot180'``, ``'naive'``, or None for the current
     default (see ``algorithms.py``).
     """
     if input.ndim == 3:  # unbatched, as PyTorch allows
@@ -162,9 +157,6 @@ class Conv2dInputFunction(Function):
 
         d/dδ = conv2d(gg, W)             (the adjoint of δ ↦ grad_input(δ, W) is the convolution)
         d/dW = conv2d_weight(gg, δ)      (dx = Σ δ·W taken apart the other way round)
-
-    ``prepared``: δ's array as the algorithm's ``prepare_grad_output`` laid it out, when the
-    caller (conv2d's backward) made it already.
     """
 
     differentiable_backward = True
@@ -172,12 +164,10 @@ class Conv2dInputFunction(Function):
     graph_inputs = (0, 1)
 
     @staticmethod
-    def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None,
-                prepared=None):
-        module = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
+    def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None):
+        conv = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
         ctx.save_for_backward(grad_output, weight)
-        delta = grad_output.array if prepared is None else prepared
-        return Tensor(module.grad_input(delta, weight.array, input_size, *ctx.settings))
+        return Tensor(conv.grad_input(grad_output.array, weight.array, input_size, *ctx.settings))
 
     @staticmethod
     def backward(ctx, gg):
@@ -188,7 +178,7 @@ class Conv2dInputFunction(Function):
         if ctx.needs_input_grad[1]:
             d_weight = Conv2dWeightFunction.apply(gg, grad_output, tuple(weight.shape), *ctx.settings,
                                                   ctx.algorithm)
-        return d_delta, d_weight, None, None, None, None, None, None, None
+        return d_delta, d_weight, None, None, None, None, None, None
 
 
 class Conv2dWeightFunction(Function):
@@ -199,8 +189,8 @@ class Conv2dWeightFunction(Function):
         d/dx = conv2d_input(δ, gg)       (dW = Σ δ·x, so x's share is δ spread back through gg)
         d/dδ = conv2d(x, gg)             (the adjoint of δ ↦ grad_weight(x, δ) is the convolution)
 
-    ``prepared``: δ laid out by ``prepare_grad_output``; ``saved``: what the algorithm's forward
-    kept for ``grad_weight`` (conv2d's backward passes both; None makes them afresh).
+    ``saved``: what the algorithm's forward kept for ``grad_weight`` (conv2d's backward passes it;
+    None makes it afresh).
     """
 
     differentiable_backward = True
@@ -209,11 +199,11 @@ class Conv2dWeightFunction(Function):
 
     @staticmethod
     def forward(ctx, input, grad_output, weight_size, stride, padding, dilation, groups,  # noqa: A002
-                algorithm=None, prepared=None, saved=None):
-        module = _choose_algorithm(ctx, algorithm, weight_size, (stride, padding, dilation, groups))
+                algorithm=None, saved=None):
+        conv = _choose_algorithm(ctx, algorithm, weight_size, (stride, padding, dilation, groups))
         ctx.save_for_backward(input, grad_output)
-        delta = grad_output.array if prepared is None else prepared
-        return Tensor(module.grad_weight(input.array, delta, weight_size, *ctx.settings, saved=saved))
+        grad_w = conv.grad_weight(input.array, grad_output.array, weight_size, *ctx.settings, saved=saved)
+        return Tensor(grad_w)
 
     @staticmethod
     def backward(ctx, gg):
@@ -223,7 +213,7 @@ class Conv2dWeightFunction(Function):
             d_input = Conv2dInputFunction.apply(grad_output, gg, tuple(x.shape), *ctx.settings, ctx.algorithm)
         if ctx.needs_input_grad[1]:
             d_delta = Conv2dFunction.apply(x, gg, None, *ctx.settings, ctx.algorithm)
-        return d_input, d_delta, None, None, None, None, None, None, None, None
+        return d_input, d_delta, None, None, None, None, None, None, None
 
 
 def conv2d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1, padding: Any = 0,

@@ -9,7 +9,7 @@ so a convolution becomes one matrix product, ``out = W.reshape(C_out, C_in·kh·
 ``col2im`` is its exact adjoint (⟨im2col(x), y⟩ = ⟨x, col2im(y)⟩): it adds each tap's
 rows back onto the same slice of a zero image. Overlapping windows add up; no
 scatter is needed. ``im2col_rows`` and ``col2im_rows`` do the same for a band of
-output rows only: the tuned driver works band by band (``algo_im2col_tuned.py``).
+output rows only (the opt-in ``algo_im2col_tuned.py`` works band by band).
 
 Column layout (a choice made for speed): rows are ``(c, i, j)``, channel-major, so
 the rows of one group of channels are one contiguous block and a grouped convolution
@@ -22,40 +22,38 @@ NumPy's per-run overhead would dominate the copy; docs/performance.md). The conv
 of the product in the same (C, H, W, N) order and is handed on as an NCHW view; layers
 that keep their input's memory order (ReLU, pooling) pass it to the next convolution
 without a transposed copy.
+
+Threads: channel c of the image fills rows (c, i, j) of the columns only, and col2im adds
+those rows back onto channel c only, so the copies run in pieces, a range of channels each,
+on minigrad's threads (``parallel_for``, ``minigrad/performance/parallel.py``): the same
+numbers, bit for bit. (im2col of an input with fewer channels than threads, a first layer's
+one or three, is cut over output rows instead; col2im never is: overlapping windows of
+different output rows add onto the same pixels.) Inside a piece already running on the
+pool, ``parallel_for`` runs on that thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair, output_shape, window
 from minigrad.performance.layout import short_run_ufuncs
+from minigrad.performance.parallel import copy_into, parallel_for, pool_size
 
 __all__ = ["im2col", "col2im", "batch_last", "padded_source", "im2col_rows", "col2im_rows", "interior"]
 
 
-def assign(out: Any, source: Any) -> Any:
-    """``out[...] = source``; returns ``out``. The copy of the helpers below (the tuned driver passes
-    ``parallel.copy_into``, the same copy in pieces on minigrad's threads)."""
-    out[...] = source
-    return out
-
-
-Copy = Callable[[Any, Any], Any]
-
-
-def batch_last(x: Any, copy: Copy = assign) -> Any:
+def batch_last(x: Any) -> Any:
     """``x`` (N, C, H, W) as a (C, H, W, N) array, contiguous (a free view when memory is already so)."""
     xp = get_array_module(x)
     moved = x.transpose(1, 2, 3, 0)
     if moved.flags.c_contiguous:
         return moved
-    return copy(xp.empty(moved.shape, dtype=x.dtype), _batch_moved(x, copy))
+    return copy_into(xp.empty(moved.shape, dtype=x.dtype), _batch_moved(x))
 
 
-def _batch_moved(x: Any, copy: Copy = assign) -> Any:
+def _batch_moved(x: Any) -> Any:
     """``x`` (N, C, H, W) as a (C, H, W, N) *view* that copies fast into (C, H, W, N) memory.
 
     Moving the batch innermost reads, for each output run, one number from every image.
@@ -68,19 +66,19 @@ def _batch_moved(x: Any, copy: Copy = assign) -> Any:
         return x.transpose(1, 2, 3, 0)
     n, per_image = x.shape[0], x.size // x.shape[0]
     rows = xp.empty((n, per_image + 16), dtype=x.dtype)   # 16 floats: one 64-byte cache line
-    spread = copy(rows[:, :per_image].reshape(x.shape), x)   # splitting the last axis: a view
+    spread = copy_into(rows[:, :per_image].reshape(x.shape), x)   # splitting the last axis: a view
     return spread.transpose(1, 2, 3, 0)
 
 
-def padded_source(x: Any, padding: Pair, copy: Copy = assign) -> Any:
+def padded_source(x: Any, padding: Pair) -> Any:
     """``x`` (N, C, H, W) framed by ``padding`` zeros, as a (C, H + 2p_h, W + 2p_w, N) array."""
     xp = get_array_module(x)
     n, c, height, width = x.shape
     ph, pw = padding
     if not (ph or pw):
-        return batch_last(x, copy)
+        return batch_last(x)
     source = xp.zeros((c, height + 2 * ph, width + 2 * pw, n), dtype=x.dtype)
-    copy(source[:, ph:ph + height, pw:pw + width], _batch_moved(x, copy))   # the frame and the move at once
+    copy_into(source[:, ph:ph + height, pw:pw + width], _batch_moved(x))   # the frame and the move at once
     return source
 
 
@@ -98,10 +96,21 @@ def im2col_rows(source: Any, rows: slice, kernel_size: Pair, stride: Pair, dilat
     cols = xp.empty((c * kh * kw, count * w_out * n), dtype=source.dtype) if out is None else out
     # every entry of cols is written below, through a view (splitting axes of ``out``, even a strided one)
     taps = cols.reshape(c, kh, kw, count, w_out, n)
-    for i in range(kh):
-        source_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
-        for j in range(kw):
-            taps[:, i, j] = source[:, source_rows, window(j * dilation[1], w_out, stride[1])]
+
+    def fill(channels: slice, part: slice) -> None:
+        """Channels ``channels``, output rows ``rows.start + part``: one strided copy per tap."""
+        for i in range(kh):
+            source_rows = window((rows.start + part.start) * stride[0] + i * dilation[0],
+                                 part.stop - part.start, stride[0])
+            for j in range(kw):
+                source_columns = window(j * dilation[1], w_out, stride[1])
+                taps[channels, i, j, part] = source[channels, source_rows, source_columns]
+
+    # Performance: ranges of channels (or, with fewer channels than threads, of output rows) on the pool.
+    if c >= pool_size():
+        parallel_for(xp, c, 2 * cols.nbytes // max(c, 1), lambda a, b: fill(slice(a, b), slice(0, count)))
+    else:
+        parallel_for(xp, count, 2 * cols.nbytes // max(count, 1), lambda a, b: fill(slice(None), slice(a, b)))
     return cols
 
 
@@ -115,11 +124,18 @@ def col2im_rows(cols: Any, image: Any, rows: slice, kernel_size: Pair, stride: P
     kh, kw = kernel_size
     count = rows.stop - rows.start
     taps = cols.reshape(c, kh, kw, count, w_out, n)
-    with short_run_ufuncs():  # runs of one row, W_out·N numbers: no buffering (performance/layout.py)
-        for i in range(kh):
-            image_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
-            for j in range(kw):
-                image[:, image_rows, window(j * dilation[1], w_out, stride[1])] += taps[:, i, j]
+
+    def add(first: int, last: int) -> None:
+        """Channels ``first:last``: each tap's rows added onto its strided slice of the image."""
+        with short_run_ufuncs():  # runs of one row, W_out·N numbers: no buffering (performance/layout.py)
+            for i in range(kh):
+                image_rows = window(rows.start * stride[0] + i * dilation[0], count, stride[0])
+                for j in range(kw):
+                    image_columns = window(j * dilation[1], w_out, stride[1])
+                    image[first:last, image_rows, image_columns] += taps[first:last, i, j]
+
+    # Performance: ranges of channels on the pool (each adds onto its own channels only).
+    parallel_for(get_array_module(cols), c, 3 * cols.nbytes // max(c, 1), add)
 
 
 def im2col(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair) -> Any:
