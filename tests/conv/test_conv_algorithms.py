@@ -1,6 +1,6 @@
 """The conv algorithms, at array level: each agrees with PyTorch and with the others, the tuned
-im2col driver agrees with the plain one, rot180's pieces do what they say, and rot180 / naive
-really compute their own way."""
+im2col driver agrees with the plain default, rot180's pieces do what they say, rot180 / naive
+really compute their own way, and the default runs the plain file's functions."""
 
 import inspect
 import sys
@@ -12,21 +12,20 @@ from conv_reference import CASE_IDS, CASES, ConvCase, output_grad, torch_conv
 
 from minigrad.ops.conv import algo_im2col, algo_im2col_tuned, algo_naive, algo_rot180, depthwise
 from minigrad.ops.conv import im2col as im2col_module
-from minigrad.ops.conv.algorithms import ALGORITHMS, algorithm_module
+from minigrad.ops.conv.algorithms import ALGORITHMS, DEPTHWISE, algorithm_functions
 
 
 def _run(module, case, x, weight, grad_out):
-    """The module's interface as Conv2dFunction uses it: forward, prepare δ, both gradients."""
+    """The algorithm's functions as Conv2dFunction uses them: forward, then both gradients."""
     out, saved = module.forward(x, weight, *case.settings)
-    delta = module.prepare_grad_output(grad_out, weight.shape, case.stride, case.groups)
-    grad_w = module.grad_weight(x, delta, weight.shape, *case.settings, saved=saved)
-    grad_x = module.grad_input(delta, weight, x.shape, *case.settings)
+    grad_w = module.grad_weight(x, grad_out, weight.shape, *case.settings, saved=saved)
+    grad_x = module.grad_input(grad_out, weight, x.shape, *case.settings)
     return {"out": out, "x": grad_x, "weight": grad_w}
 
 
 def _routed(case):
-    """The module that the default 'im2col' runs for this case (depthwise.py for depthwise ones)."""
-    return algorithm_module("im2col", case.weight_shape, case.stride, case.groups)
+    """The functions that the default 'im2col' runs for this case (depthwise.py's for depthwise ones)."""
+    return algorithm_functions("im2col", case.weight_shape, case.stride, case.groups)
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -98,7 +97,7 @@ def test_the_three_algorithms_agree_with_each_other(case):
     for key in ("out", "x", "weight"):
         numpy.testing.assert_allclose(results["rot180"][key], results["im2col"][key], rtol=1e-10, atol=1e-10)
         numpy.testing.assert_allclose(results["naive"][key], results["im2col"][key], rtol=1e-10, atol=1e-10)
-        numpy.testing.assert_allclose(results["im2col_plain"][key], results["im2col"][key], rtol=1e-10,
+        numpy.testing.assert_allclose(results["im2col_tuned"][key], results["im2col"][key], rtol=1e-10,
                                       atol=1e-10)
 
 
@@ -246,10 +245,10 @@ def test_no_call_reaches_the_original_im2col_code(name):
 
 def test_im2col_algorithm_sums_taps_directly_for_depthwise_only():
     """Stride-1 depthwise cases skip the column matrix; strided depthwise and 2 channels per group use it."""
-    assert [_routed(case) is depthwise for case in (CASES[8], CASES[16], CASES[6], CASES[15])] == \
+    assert [_routed(case) is DEPTHWISE for case in (CASES[8], CASES[16], CASES[6], CASES[15])] == \
         [True, True, False, False]
     originals = [getattr(im2col_module, name) for name in COLUMN_FUNCTIONS]
-    uses_columns = {"im2col_rows", "col2im_rows"}
+    uses_columns = {"im2col", "col2im", "im2col_rows", "col2im_rows"}
     for case, expected in ((CASES[8], set()), (CASES[16], set()), (CASES[6], uses_columns),
                            (CASES[15], uses_columns)):
         arrays = case.arrays()[:2] + (output_grad(case),)
@@ -273,19 +272,6 @@ def test_naive_really_loops_once_per_output_value():
     finally:
         sys.setprofile(None)
     assert len(steps) == 2 * 3 * 3 * 4
-
-
-def test_prepare_grad_output_changes_the_layout_not_the_values():
-    case = CASES[7]
-    grad_out = output_grad(case)
-    prepared = _routed(case).prepare_grad_output(grad_out, case.weight_shape, case.stride, case.groups)
-    numpy.testing.assert_array_equal(prepared, grad_out)
-    assert prepared.transpose(1, 2, 3, 0).flags.c_contiguous        # (C, H, W, N) in memory
-    depthwise_case = CASES[8]
-    delta = output_grad(depthwise_case)
-    prepared = _routed(depthwise_case).prepare_grad_output(delta, depthwise_case.weight_shape,
-                                                           depthwise_case.stride, depthwise_case.groups)
-    assert prepared is delta
 
 
 # --- the tuned driver against the plain file ----------------------------------------------------------
@@ -313,23 +299,61 @@ assert any(case.groups == case.c_in > 1 and case.stride == (1, 1) for case in RA
 @pytest.mark.parametrize("bands", ["one band", "bands of one row"])
 @pytest.mark.parametrize("case", CASES + RANDOM_CASES, ids=CASE_IDS + [c.name for c in RANDOM_CASES])
 def test_the_tuned_im2col_computes_what_the_plain_one_does(case, bands, monkeypatch):
-    """'im2col' (bands, kept columns, layouts, the depthwise path) gives the plain file's numbers."""
+    """'im2col_tuned' (bands, kept columns) and the default's depthwise path give the plain file's numbers."""
     if bands == "bands of one row":
         monkeypatch.setattr(algo_im2col_tuned, "BAND_BYTES", 1)
     x, weight, _ = case.arrays(seed=21)
     grad_out = output_grad(case, seed=22)
     plain = _run(algo_im2col, case, x, weight, grad_out)
-    tuned = _run(_routed(case), case, x, weight, grad_out)
+    tuned = _run(DEPTHWISE if _routed(case) is DEPTHWISE else algo_im2col_tuned, case, x, weight, grad_out)
     for key in ("out", "x", "weight"):
         assert tuned[key].shape == plain[key].shape, key
         numpy.testing.assert_allclose(tuned[key], plain[key], rtol=1e-10, atol=1e-10, err_msg=key)
 
 
 def test_the_plain_im2col_file_is_one_screen():
-    """The teaching version stays at Chainer's proportions (its formulas, no tuning)."""
+    """The default stays at Chainer's proportions (its formulas, no tuning)."""
     source = open(algo_im2col.__file__, encoding="utf-8").read()
-    assert len(source.splitlines()) <= 70
+    assert len(source.splitlines()) <= 80
     assert "band" not in source.lower().replace("batched", "")
+    for formula in ("# Y_g = W_g · cols_g", "# dW_g = δ_g · cols_gᵀ", "# dcols_g = W_gᵀ · δ_g",
+                    "# dx = col2im(dcols)"):
+        assert source.count(formula) == 1, formula   # each formula one visible line
+
+
+def test_the_default_algorithm_is_the_plain_files_functions():
+    """'im2col' (what nn.Conv2d runs) maps, statically, to algo_im2col.py's own functions."""
+    from minigrad.ops.conv.algorithms import get_conv_algorithm
+
+    assert get_conv_algorithm() == "im2col"
+    assert ALGORITHMS["im2col"] == (algo_im2col.forward, algo_im2col.grad_weight, algo_im2col.grad_input)
+    assert _routed(CASES[6]) is ALGORITHMS["im2col"]
+
+
+def test_a_default_conv2d_step_executes_the_plain_files_conv_functions():
+    """Under a profiler, a default nn.Conv2d forward and backward (create_graph or not) calls the
+    conv maths in algo_im2col.py and im2col.py only: nothing of the tuned driver, rot180 or naive."""
+    import minigrad as mg
+
+    conv_folder = algo_im2col.__file__.rsplit("algo_im2col.py", 1)[0]
+    executed = set()
+
+    def profiler(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(conv_folder):
+            executed.add((frame.f_code.co_filename[len(conv_folder):], frame.f_code.co_name))
+
+    layer = mg.nn.Conv2d(3, 4, 3, padding=1)
+    x = mg.randn(2, 3, 6, 5, requires_grad=True)
+    sys.setprofile(profiler)
+    try:
+        layer(x).square().sum().backward()
+    finally:
+        sys.setprofile(None)
+    maths = {(file, name) for file, name in executed if file.startswith(("algo_", "im2col", "depthwise"))
+             and name != "is_depthwise"}   # the test that sends depthwise layers elsewhere runs, nothing else
+    assert {("algo_im2col.py", name) for name in ("forward", "grad_weight", "grad_input")} <= maths
+    assert {file for file, _ in maths} == {"algo_im2col.py", "im2col.py"}
+    assert x.grad is not None and layer.weight.grad is not None
 
 
 # --- one interface, and a reading path ---------------------------------------------------------------
@@ -338,26 +362,30 @@ def _parameters(function):
     return list(inspect.signature(function).parameters)
 
 
-MODULES = {**ALGORITHMS, "depthwise": depthwise}
+MODULES = {"im2col": algo_im2col, "im2col_tuned": algo_im2col_tuned, "rot180": algo_rot180,
+           "naive": algo_naive, "depthwise": depthwise}
 
 
-@pytest.mark.parametrize("module", list(MODULES.values()), ids=list(MODULES))
-def test_every_algorithm_module_has_the_same_four_functions(module):
-    """The interface algorithms.py documents, parameter for parameter (no optional extras, no hasattr)."""
+@pytest.mark.parametrize("name", list(MODULES))
+def test_every_algorithm_module_has_the_same_three_functions(name):
+    """The interface algorithms.py documents, parameter for parameter (no optional extras, no hasattr),
+    and ALGORITHMS lists each file's own functions."""
+    module = MODULES[name]
     settings = ["stride", "padding", "dilation", "groups"]
     assert _parameters(module.forward) == ["x", "weight", *settings]
-    assert _parameters(module.prepare_grad_output) == ["grad_out", "weight_shape", "stride", "groups"]
     assert _parameters(module.grad_weight) == ["x", "grad_out", "weight_shape", *settings, "saved"]
     assert _parameters(module.grad_input) == ["grad_out", "weight", "input_shape", *settings]
+    functions = DEPTHWISE if name == "depthwise" else ALGORITHMS[name]
+    assert functions == (module.forward, module.grad_weight, module.grad_input)
 
 
 def test_the_backward_names_its_formulas_and_the_files_that_compute_them():
     from minigrad.ops.conv.functional import Conv2dFunction
 
     doc = Conv2dFunction.backward.__doc__
-    for piece in ("dx = col2im(Wᵀ · δ)", "dW = δ · colsᵀ", "db = Σ_{n,h,w} δ", "algo_im2col.py",
-                  "algo_im2col_tuned.py"):
+    for piece in ("dx = col2im(Wᵀ · δ)", "dW = δ · colsᵀ", "db = Σ_{n,h,w} δ", "algo_im2col.py"):
         assert piece in doc, piece
     first_line = algo_im2col_tuned.__doc__.splitlines()[0]
-    assert "algo_im2col.py" in first_line and "faster" in first_line
+    assert "algo_im2col.py" in first_line and "opt-in" in first_line.lower()
     assert "docs/performance.md" in algo_im2col_tuned.__doc__
+    assert "default" in algo_im2col.__doc__.splitlines()[0]

@@ -15,8 +15,8 @@ cuts a large product between minigrad's own threads with the BLAS held to one th
 thread, or a GPU, it is ``xp.matmul``); ``im2col`` and ``col2im`` copy in pieces on the same
 threads (``im2col.py``). One set of threads stays fast beside other work on a busy machine,
 where the BLAS's own threads stall (docs/performance.md). Depthwise convolutions go to
-``depthwise.py`` (``algorithms.py`` decides); ``algo_im2col_tuned.py`` is an opt-in variant
-in cache-sized bands.
+``depthwise.py`` (``algorithms.py`` decides); ``algo_im2col_tuned.py`` is an opt-in,
+cache-tuned variant.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""The tuned im2col driver on one set of threads: bands on minigrad's pool, the BLAS held to one thread.
+"""The convolution on one set of threads: the default's products and copies, and the opt-in tuned
+driver's bands, on minigrad's pool with the BLAS held to one thread.
 
 Each call's result is compared with the same call on one thread (the BLAS's own threads, no
-pool): equal up to rounding — the forward cuts output rows, the gradients input channels (or
-groups), and the BLAS may round a product cut in pieces differently in the last bit — and the
-same bits on every run with a given thread count. ``bands_on_pool`` lowers the shape rule's
-thresholds so that these small cases take the pool's path, and records the threads that ran a
-piece and the BLAS's thread count inside.
+pool): equal up to rounding — products are cut in pieces (the BLAS may round a piece differently
+in the last bit, partial sums add in another order) — and the same bits on every run with a given
+thread count. ``products_on_pool`` and ``bands_on_pool`` lower the thresholds so that these small
+cases take the pool's path, and record the threads that ran a piece and the BLAS's thread count
+inside.
 """
 
 import json
@@ -18,7 +19,7 @@ import pytest
 from conv_reference import CASE_IDS, CASES, ConvCase, output_grad
 from test_conv_algorithms import RANDOM_CASES
 
-from minigrad.ops.conv import algo_im2col_tuned, im2col
+from minigrad.ops.conv import algo_im2col, algo_im2col_tuned
 from minigrad.performance import blas, parallel
 
 # Where threadpoolctl can set no BLAS (Apple's Accelerate), the bands never run on the pool: the
@@ -28,6 +29,33 @@ needs_blas_control = pytest.mark.skipif(not blas.controllable(), reason="no BLAS
 
 def _blas_threads() -> list[int]:
     return [library.num_threads for library in blas._blas_libraries()]
+
+
+@pytest.fixture
+def products_on_pool(monkeypatch):
+    """Every product and copy worth cutting; yields what the pieces saw: their threads, and the BLAS's
+    counts inside the pieces of products."""
+    monkeypatch.setattr(parallel, "MIN_PRODUCT_WORK", 1)
+    monkeypatch.setattr(parallel, "SMALL_PRODUCT_WORK", 0)
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1)
+    seen = {"threads": set(), "blas": set()}
+    run_chunk, parallel_products = parallel._run_chunk, parallel.parallel_products
+
+    def recorded(*args):
+        seen["threads"].add(threading.get_ident())
+        run_chunk(*args)
+
+    def products_recorded(n_items, fn, pieces=None):
+        def piece(start, stop):
+            seen["blas"].update(_blas_threads())
+            fn(start, stop)
+
+        parallel_products(n_items, piece, pieces)
+
+    monkeypatch.setattr(parallel, "_run_chunk", recorded)
+    monkeypatch.setattr(parallel, "parallel_products", products_recorded)
+    yield seen
+    parallel.resize(None)
 
 
 @pytest.fixture
@@ -48,19 +76,18 @@ def bands_on_pool(monkeypatch):
     parallel.resize(None)
 
 
-def _tuned(case, x, weight, grad_out):
-    """Forward, δ prepared, both gradients: as Conv2dFunction calls the driver."""
-    out, saved = algo_im2col_tuned.forward(x, weight, *case.settings)
-    delta = algo_im2col_tuned.prepare_grad_output(grad_out, weight.shape, case.stride, case.groups)
-    grad_w = algo_im2col_tuned.grad_weight(x, delta, weight.shape, *case.settings, saved=saved)
-    grad_w_fresh = algo_im2col_tuned.grad_weight(x, delta, weight.shape, *case.settings)   # nn.grad's way
-    grad_x = algo_im2col_tuned.grad_input(delta, weight, x.shape, *case.settings)
+def _tuned(case, x, weight, grad_out, module=algo_im2col_tuned):
+    """Forward, both gradients: as Conv2dFunction calls the driver (or ``module``)."""
+    out, saved = module.forward(x, weight, *case.settings)
+    grad_w = module.grad_weight(x, grad_out, weight.shape, *case.settings, saved=saved)
+    grad_w_fresh = module.grad_weight(x, grad_out, weight.shape, *case.settings)   # nn.grad's way
+    grad_x = module.grad_input(grad_out, weight, x.shape, *case.settings)
     return {"out": out, "x": grad_x, "weight": grad_w, "weight without saved": grad_w_fresh}
 
 
-def _on_threads(threads, case, x, weight, grad_out):
+def _on_threads(threads, case, x, weight, grad_out, module=algo_im2col_tuned):
     parallel.resize(threads)
-    return _tuned(case, x, weight, grad_out)
+    return _tuned(case, x, weight, grad_out, module)
 
 
 def assert_close(a, b, what):
@@ -110,6 +137,26 @@ def test_bands_on_two_and_three_threads_agree_with_one_thread(case, dtype, band_
     assert bands_on_pool["blas"] == {1}                  # every piece computed with the BLAS on one thread
 
 
+@needs_blas_control
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32])
+@pytest.mark.parametrize("case", ALL_CASES, ids=ALL_IDS)
+def test_the_default_on_two_and_three_threads_agrees_with_one_thread(case, dtype, products_on_pool):
+    """algo_im2col.py: its products cut by parallel.matmul, its copies in pieces, on the pool."""
+    x, weight = case.arrays(seed=31)[:2]
+    x, weight = x.astype(dtype), weight.astype(dtype)
+    grad_out = output_grad(case, seed=32).astype(dtype)
+    one = _on_threads(1, case, x, weight, grad_out, algo_im2col)
+    assert not products_on_pool["threads"]                # one thread: nothing ran on the pool
+    for threads in (2, 3):
+        many = _on_threads(threads, case, x, weight, grad_out, algo_im2col)
+        again = _on_threads(threads, case, x, weight, grad_out, algo_im2col)
+        for key in one:
+            assert_close(many[key], one[key], f"{key} on {threads} threads")
+            assert_same_bits(again[key], many[key], f"{key} on {threads} threads, run again")
+    assert len(products_on_pool["threads"]) > 1
+    assert products_on_pool["blas"] == {1}               # every product's piece with the BLAS on one thread
+
+
 def test_the_pool_runs_bands_only_where_the_shape_pays(monkeypatch):
     """The rule: thin products (a first layer's few channels), small layers and work that cannot be
     cut run each product and copy cut between the threads instead of whole bands."""
@@ -135,7 +182,8 @@ def test_the_blas_gets_its_threads_back_after_an_error_in_a_band(function, bands
         calls.append(threading.get_ident())
         raise MemoryError("no room for a band")
 
-    monkeypatch.setattr(im2col, "im2col_rows" if function != "grad_input" else "col2im_rows", failing)
+    name = "im2col_rows" if function != "grad_input" else "col2im_rows"
+    monkeypatch.setattr(algo_im2col_tuned, name, failing)
     parallel.resize(2)
     with pytest.raises(MemoryError, match="no room for a band"):
         if function == "forward":
@@ -180,7 +228,7 @@ def _run(code: str) -> object:
 
 BLAS = "[i['num_threads'] for i in __import__('threadpoolctl').threadpool_info() if i['user_api'] == 'blas']"
 A_LAYER = ("x = mg.randn(8, 32, 12, 12, requires_grad=True); w = mg.randn(64, 32, 3, 3, requires_grad=True)\n"
-           "mg.nn.functional.conv2d(x, w, padding=1).sum().backward()\n")
+           "mg.nn.functional.conv2d(x, w, padding=1, algorithm=ALGORITHM).sum().backward()\n")
 
 
 def test_importing_minigrad_leaves_the_blas_and_starts_no_thread():
@@ -190,13 +238,15 @@ def test_importing_minigrad_leaves_the_blas_and_starts_no_thread():
 
 
 @needs_blas_control
+@pytest.mark.parametrize("algorithm", ["im2col", "im2col_tuned"])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_set_num_threads_sets_how_many_threads_run_the_bands(threads):
-    """With the thresholds down, a layer runs on exactly ``set_num_threads`` threads, and the BLAS
-    has that count again afterwards."""
+def test_set_num_threads_sets_how_many_threads_run_a_layer(threads, algorithm):
+    """With the thresholds down, a layer (the default, or the tuned driver's bands) runs on exactly
+    ``set_num_threads`` threads, and the BLAS has that count again afterwards."""
     code = ("import minigrad as mg\nfrom minigrad.ops.conv import algo_im2col_tuned as tuned\n"
             "from minigrad.performance import parallel\n"
-            "tuned.POOL_MIN_BYTES = 0\n"
+            f"ALGORITHM = {algorithm!r}\n"
+            "tuned.POOL_MIN_BYTES = 0; parallel.MIN_PRODUCT_WORK = 1; parallel.MIN_CHUNK_BYTES = 1\n"
             f"mg.set_num_threads({threads})\n"
             "seen = set(); run_chunk = parallel._run_chunk\n"
             "def recorded(*args):\n    seen.add(threading.get_ident()); run_chunk(*args)\n"
