@@ -14,6 +14,9 @@ import platform
 import statistics
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 # Set on some machines to pin OpenBLAS to older kernels (older builds failed on newer processors).
@@ -149,6 +152,70 @@ def torch_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+# --- other checkouts, and other work running meanwhile ----------------------------------------------------
+
+THIS_TREE = str(Path(__file__).resolve().parent.parent)
+# --load: what else runs while the libraries are measured (issue 28's three conditions).
+LOADS = ("none", "busy", "nice")
+
+
+def add_tree_and_load_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--tree PATH`` (repeatable) and ``--load none|busy|nice``."""
+    parser.add_argument("--tree", action="append", default=[], metavar="PATH",
+                        help="another checkout's root (e.g. of main): its minigrad is timed too, each in its "
+                             "own processes, interleaved with this checkout's and PyTorch's (repeatable)")
+    parser.add_argument("--load", choices=LOADS, default="none",
+                        help="what else runs meanwhile: nothing (default); one busy-looping process; "
+                             "one busy-looping process at the lowest priority (nice 19, POSIX only)")
+
+
+def minigrad_trees(trees: list[str]) -> dict[str, str]:
+    """Label -> checkout root: ``minigrad`` is this checkout, ``minigrad@NAME`` each ``--tree``."""
+    labels = {"minigrad": THIS_TREE}
+    for tree in trees:
+        root = str(Path(tree).resolve())
+        if not (Path(root) / "minigrad" / "__init__.py").is_file():
+            raise SystemExit(f"--tree {tree}: no minigrad/__init__.py under {root}")
+        labels[f"minigrad@{Path(root).name}"] = root
+    return labels
+
+
+def tree_environment(env: dict, root: str) -> dict:
+    """``env`` with ``root`` first on PYTHONPATH, so that a worker imports that checkout's minigrad
+    (an editable install elsewhere would win otherwise)."""
+    rest = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
+    return dict(env, PYTHONPATH=os.pathsep.join([root, *rest]))
+
+
+@contextmanager
+def background_load(kind: str) -> Iterator[None]:
+    """Within the block, ``kind`` of other work runs: none, or one busy-looping Python process, at
+    normal or (``'nice'``) the lowest priority. It is killed on leaving."""
+    if kind == "none":
+        yield
+        return
+    if kind == "nice" and not hasattr(os, "nice"):
+        raise SystemExit("--load nice needs os.nice (POSIX)")
+    code = ("import os; os.nice(19)\n" if kind == "nice" else "") + "while True: pass"
+    process = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        yield
+    finally:
+        process.kill()
+        process.wait()
+
+
+def load_setting(kind: str) -> str:
+    """For a header: what ran beside the measured processes."""
+    return {"none": "nothing else running", "busy": "beside one busy-looping process",
+            "nice": "beside one busy-looping process at nice 19"}[kind]
+
+
+def geomean(values: list[float]) -> float:
+    """The geometric mean (for ratios)."""
+    return statistics.geometric_mean(values)
 
 
 def run_interleaved(script: str, libraries: list[str], rounds: int, extra_args: list[str],

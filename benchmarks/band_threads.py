@@ -43,6 +43,7 @@ def _worker(threads: int, repeats: int, chosen: list[int]) -> None:
 
     import minigrad as mg
     from minigrad.ops.conv import algo_im2col_tuned as tuned
+    from minigrad.ops.conv.im2col import batch_last
     from minigrad.ops.conv.depthwise import is_depthwise
     from minigrad.performance import parallel
 
@@ -60,8 +61,8 @@ def _worker(threads: int, repeats: int, chosen: list[int]) -> None:
         x = rng.standard_normal((n, c_in, h, w)).astype(numpy.float32)
         weight = rng.standard_normal((c_out, c_in // g, k, k)).astype(numpy.float32)
         out, saved = tuned.forward(x, weight, *settings)
-        delta = tuned.prepare_grad_output(rng.standard_normal(out.shape).astype(numpy.float32), weight.shape,
-                                          settings[0], g)
+        # δ in (C, H, W, N) memory, as the layers after a convolution hand it back
+        delta = batch_last(rng.standard_normal(out.shape).astype(numpy.float32)).transpose(3, 0, 1, 2)
         calls = {"forward": partial(tuned.forward, x, weight, *settings),
                  "grad_input": partial(tuned.grad_input, delta, weight, x.shape, *settings),
                  "grad_weight": partial(tuned.grad_weight, x, delta, weight.shape, *settings, saved=saved)}

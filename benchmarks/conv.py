@@ -53,7 +53,7 @@ SHAPES = [
 # The goal for fwd+bwd time, as a multiple of PyTorch's: MNIST shapes, others, depthwise.
 GOALS = [1.5, 1.5, 1.5, 1.5, 2.0, 2.0, 2.0, 2.0, 4.0]
 MODES = ("forward", "forward+backward")
-# The pieces of the default (im2col) path, each timed alone over all bands (``--parts``).
+# The pieces of the default (im2col) path, each timed alone (``--parts``).
 PARTS = ("layout", "im2col", "GEMM Y", "GEMM dW", "GEMM dcols", "col2im")
 
 
@@ -123,68 +123,42 @@ def _minigrad_runner(shape: tuple, algorithm: str, threads: int):
 
 
 def _parts_runner(shape: tuple) -> dict:
-    """The im2col path's pieces for one shape, on arrays, as ``algo_im2col_tuned`` runs them band by band.
+    """The default im2col path's pieces for one shape, on arrays, as ``algo_im2col`` runs them.
 
     layout: the padded (C, H, W, N) input and δ moved to (C, H, W, N); im2col: the forward's
-    columns, and grad_weight's again unless the forward kept them (one small band); GEMM Y / dW /
-    dcols: the three products on columns made beforehand; col2im: grad_input's fold. Their sum is
+    columns (grad_weight reuses them); GEMM Y / dW / dcols: the three products
+    (``parallel.matmul``) on columns made beforehand; col2im: grad_input's fold. Their sum is
     what the path costs without Python, autograd and the bias.
     """
     import numpy
 
-    from minigrad.ops.conv import algo_im2col_tuned as path
     from minigrad.ops.conv.algo_im2col import per_group
-    from minigrad.ops.conv.im2col_threads import col2im_rows, im2col_rows, padded_source
+    from minigrad.ops.conv.im2col import batch_last, col2im, im2col, padded_source
+    from minigrad.performance.parallel import matmul
 
     n, c_in, h, w, c_out, k, stride, padding, dilation, groups = shape
     stride, padding, dilation, kernel = (stride, stride), (padding, padding), (dilation, dilation), (k, k)
     rng = numpy.random.default_rng(0)
     x = rng.standard_normal((n, c_in, h, w), dtype=numpy.float32)
     weight = rng.standard_normal((c_out, c_in // groups, k, k), dtype=numpy.float32)
-    out, _ = path.forward(x, weight, stride, padding, dilation, groups)
-    h_out, w_out = out.shape[2:]
-    grad = rng.standard_normal(out.shape, dtype=numpy.float32)
-    delta = path._grouped_grad(path.prepare_grad_output(grad, weight.shape, stride, groups), groups)
-    source = padded_source(x, padding)
-    w_g = path._grouped_weight(weight, groups)
-    bands = path._bands(numpy, h_out, c_in * k * k, w_out, n, 4)
-    band_cols = [im2col_rows(source, rows, kernel, stride, dilation, w_out) for rows in bands]
-    band_grads = [numpy.matmul(w_g.transpose(0, 2, 1), delta[:, :, path._columns_of(rows, w_out, n)])
-                  .reshape(c_in * k * k, -1) for rows in bands]   # col2im's input: each band's Δcols
-    image = numpy.zeros_like(source)
-
-    def band_delta(rows):
-        return delta[:, :, path._columns_of(rows, w_out, n)]
+    cols = im2col(x, kernel, stride, padding, dilation)
+    w_g = per_group(weight.reshape(c_out, -1), groups)
+    grad = rng.standard_normal((c_out, cols.shape[1]), dtype=numpy.float32)   # δ as a (C_out, L) matrix
+    delta = per_group(grad, groups)
+    grad_cols = matmul(w_g.transpose(0, 2, 1), delta).reshape(cols.shape)
+    h_out = (h + 2 * padding[0] - dilation[0] * (k - 1) - 1) // stride[0] + 1
+    grad_nchw = grad.reshape(c_out, h_out, -1, n).transpose(3, 0, 1, 2).copy()   # as a flatten hands δ back
 
     def layout():
         padded_source(x, padding)
-        path.prepare_grad_output(grad, weight.shape, stride, groups)
+        batch_last(grad_nchw)
 
-    kept = len(bands) == 1 and band_cols[0].nbytes <= path.KEPT_COLUMNS_BYTES
-    passes = 1 if kept else 2
-
-    def columns():
-        for _ in range(passes):
-            for rows in bands:
-                im2col_rows(source, rows, kernel, stride, dilation, w_out)
-
-    def product_y():
-        for cols in band_cols:
-            numpy.matmul(w_g, per_group(cols, groups))
-
-    def product_dw():
-        for rows, cols in zip(bands, band_cols):
-            numpy.matmul(per_group(cols, groups), band_delta(rows).transpose(0, 2, 1))
-
-    def product_dcols():
-        for rows in bands:
-            numpy.matmul(w_g.transpose(0, 2, 1), band_delta(rows))
-
-    def fold():
-        for rows, grad_cols in zip(bands, band_grads):
-            col2im_rows(grad_cols, image, rows, kernel, stride, dilation, w_out)
-
-    return dict(zip(PARTS, (layout, columns, product_y, product_dw, product_dcols, fold)))
+    return {"layout": layout,
+            "im2col": lambda: im2col(x, kernel, stride, padding, dilation),
+            "GEMM Y": lambda: matmul(w_g, per_group(cols, groups)),
+            "GEMM dW": lambda: matmul(delta, per_group(cols, groups).transpose(0, 2, 1)),
+            "GEMM dcols": lambda: matmul(w_g.transpose(0, 2, 1), delta),
+            "col2im": lambda: col2im(grad_cols, x.shape, kernel, stride, padding, dilation)}
 
 
 def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
@@ -318,7 +292,7 @@ def _is_depthwise(shape: tuple) -> bool:
 
 def _print_parts(chosen: list, samples: dict, combine, with_torch: bool) -> None:
     """The pieces' times; with PyTorch, what the three GEMMs alone and all pieces cost against its fwd+bwd."""
-    print("\nThe im2col path's pieces, each alone over all bands (ms); im2col counts grad_weight's pass")
+    print("\nThe default im2col path's pieces, each alone (ms)")
     header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28}" + "".join(f" {part:>10}" for part in PARTS)
     header += f" {'sum':>7} {'fwd+bwd':>8}"
     if with_torch:

@@ -10,6 +10,8 @@ medians are printed.
     python benchmarks/mnist.py --blas pinned  # keep this machine's OPENBLAS_CORETYPE / _L2_SIZE
     python benchmarks/mnist.py --profile      # where minigrad's step spends its time
     python benchmarks/mnist.py --bands pool   # the tuned conv's products always in bands on the pool
+    python benchmarks/mnist.py --tree ../base --load nice   # also another checkout's minigrad, beside
+                                              # a low-priority busy process (--load none|busy|nice)
 """
 
 from __future__ import annotations
@@ -29,13 +31,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _runner import (  # noqa: E402
     add_blas_arguments,
     add_chunk_argument,
+    add_tree_and_load_arguments,
+    background_load,
     blas_environment,
     blas_header,
     chunk_setting,
+    load_setting,
     median_of,
+    minigrad_trees,
     processor,
     run_interleaved,
     torch_available,
+    tree_environment,
     use_chunk_setting,
     with_chunk_setting,
 )
@@ -81,6 +88,7 @@ def timed_steps(lib: Any, model: Any, optimizer: Any, images: Any, labels: Any, 
 
 
 def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
+    """Time ``steps`` steps of ``library`` ('torch', or a minigrad checkout's label) and print JSON."""
     if library == "torch":
         import torch as lib
         lib.set_num_threads(threads)
@@ -99,22 +107,33 @@ def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
 
 
 def compare(rounds: int, steps: int, batch_size: int, threads: int, native_blas: bool,
-            min_chunk_bytes: int | None, bands: str = "rule") -> None:
-    libraries = ["minigrad"] + (["torch"] if torch_available() else [])
+            min_chunk_bytes: int | None, bands: str = "rule", trees: list[str] | None = None,
+            load: str = "none") -> None:
+    """minigrad (this checkout, and each of ``trees``) and PyTorch, interleaved, each in its own process."""
+    checkouts = minigrad_trees(trees or [])
+    libraries = [*checkouts] + (["torch"] if torch_available() else [])
     environment = with_chunk_setting(blas_environment(threads, native_blas), min_chunk_bytes, bands)
-    environments = {"minigrad": environment, "torch": environment}
+    environments = {label: tree_environment(environment, root) for label, root in checkouts.items()}
+    environments["torch"] = environment
     extra_args = ["--steps", str(steps), "--batch-size", str(batch_size), "--threads", str(threads)]
-    runs = run_interleaved(__file__, libraries, rounds, extra_args, environments)
+    with background_load(load):
+        runs = run_interleaved(__file__, libraries, rounds, extra_args, environments)
     ms = {lib: median_of(runs[lib], "ms") for lib in libraries}
     print(f"MNIST CNN training step, batch {batch_size}: median of {rounds} interleaved rounds "
-          f"(each the median of {steps} steps), each library in its own process, {threads} thread(s) each")
+          f"(each the median of {steps} steps), each library in its own process, {threads} thread(s) each, "
+          f"{load_setting(load)}")
     print(f"{blas_header(environment, native_blas)}; {chunk_setting(environment)}; {processor()}")
-    print(f"{'':<12}{'minigrad ms':>13}{'torch ms':>10}{'ratio':>8}")
+    for label, root in checkouts.items():
+        print(f"{label}: {root}")
+    ratios = [(mine, "torch") for mine in checkouts if "torch" in ms]
+    ratios += [("minigrad", other) for other in list(checkouts)[1:]]
+    columns = [(f"{lib} ms", lambda phase, lib=lib: f"{ms[lib][phase]:.1f}") for lib in libraries]
+    columns += [(f"{a}/{b}", lambda phase, a=a, b=b: f"{ms[a][phase] / ms[b][phase]:.2f}") for a, b in ratios]
+    widths = [max(10, len(title) + 2) for title, _ in columns]
+    print(f"{'':<12}" + "".join(f"{title:>{width}}" for (title, _), width in zip(columns, widths)))
     for phase in PHASES:
-        mine = ms["minigrad"][phase]
-        theirs = f"{ms['torch'][phase]:>10.1f}{mine / ms['torch'][phase]:>8.2f}" if "torch" in ms else \
-            f"{'-':>10}{'-':>8}"
-        print(f"{phase:<12}{mine:>13.1f}{theirs}")
+        cells = (f"{cell(phase):>{width}}" for (_, cell), width in zip(columns, widths))
+        print(f"{phase:<12}" + "".join(cells))
     for lib in libraries:
         print(f"{lib}: {batch_size / ms[lib]['step'] * 1e3:.0f} images/s")
 
@@ -128,6 +147,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="minigrad only: time spent per operation")
     add_blas_arguments(parser)
     add_chunk_argument(parser)
+    add_tree_and_load_arguments(parser)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -137,7 +157,7 @@ def main() -> None:
         profile(setup, args.steps, args.batch_size)
     else:
         compare(args.rounds, args.steps, args.batch_size, args.threads, args.blas == "native",
-                args.min_chunk_bytes, args.bands)
+                args.min_chunk_bytes, args.bands, args.tree, args.load)
 
 
 if __name__ == "__main__":

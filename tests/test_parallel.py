@@ -486,7 +486,7 @@ def test_sgd_updates_are_the_same_in_pieces(many_pieces, options):
     dict(in_channels=6, out_channels=6, kernel=(3, 2), padding=(1, 0), dilation=(1, 2), groups=6),
 ])
 def test_the_default_convolution_is_the_same_in_pieces(many_pieces, settings):
-    """The tuned im2col driver's copies (im2col_threads.py) and the depthwise path, cut over channels."""
+    """The default im2col's copies (im2col.py) and the depthwise path, cut over channels."""
     settings = dict(settings)
     c_in, c_out, kernel = settings.pop("in_channels"), settings.pop("out_channels"), settings.pop("kernel")
     kh, kw = kernel if isinstance(kernel, tuple) else (kernel, kernel)
