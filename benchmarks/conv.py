@@ -5,6 +5,8 @@
     python benchmarks/conv.py --blas pinned        # keep this machine's OPENBLAS_CORETYPE / _L2_SIZE
     python benchmarks/conv.py --threads 1 --clock cpu   # CPU seconds, 1 thread: steadier on a busy machine
     python benchmarks/conv.py --parts              # also time the im2col path's pieces one by one
+    python benchmarks/conv.py --tree ../base --load nice   # also another checkout's minigrad, beside a
+                                                   # low-priority busy process (--load none|busy|nice)
 
 Each library runs in its own worker process (two BLAS thread pools in one process
 slow each other down); the workers take turns, shape by shape, round after round,
@@ -22,18 +24,23 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _runner import (  # noqa: E402
     add_blas_arguments,
     add_chunk_argument,
+    add_tree_and_load_arguments,
+    background_load,
     blas_environment,
     blas_header,
     chunk_setting,
+    geomean,
+    load_setting,
+    minigrad_trees,
     processor,
     torch_available,
+    tree_environment,
     use_chunk_setting,
     with_chunk_setting,
 )
@@ -162,8 +169,10 @@ def _parts_runner(shape: tuple) -> dict:
 
 
 def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
-    """Answer requests on stdin, one JSON line each: {"shape": i, "mode": m, "number": k}."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    """Answer requests on stdin, one JSON line each: {"shape": i, "mode": m, "number": k}.
+
+    ``library``: 'torch', or a minigrad checkout's label (its root is first on PYTHONPATH).
+    """
     clock = time.process_time if clock_name == "cpu" else time.perf_counter
     runners = {}
     for line in sys.stdin:
@@ -196,6 +205,7 @@ SETTLE_SECONDS = 0.15
 
 class Worker:
     def __init__(self, library: str, args: argparse.Namespace, env: dict):
+        """A worker process for ``library`` ('torch' or a minigrad checkout's label) under ``env``."""
         command = [sys.executable, __file__, "--worker", library, "--algorithm", args.algorithm,
                    "--threads", str(args.threads), "--clock", args.clock]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -231,6 +241,7 @@ def main() -> None:
                         help="also time the im2col path's pieces alone (layout, im2col, GEMMs, col2im)")
     add_blas_arguments(parser)
     add_chunk_argument(parser)
+    add_tree_and_load_arguments(parser)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.algorithm, args.threads, args.clock)
@@ -238,7 +249,8 @@ def main() -> None:
 
     native = args.blas == "native"
     env = with_chunk_setting(blas_environment(args.threads, native), args.min_chunk_bytes, args.bands)
-    libraries = {"minigrad": Worker("minigrad", args, env)}
+    checkouts = minigrad_trees(args.tree)
+    libraries = {label: Worker(label, args, tree_environment(env, root)) for label, root in checkouts.items()}
     if not args.no_torch and torch_available():
         libraries["torch"] = Worker("torch", args, env)
     chosen = [int(s) for s in args.shapes.split(",")] if args.shapes else list(range(len(SHAPES)))
@@ -246,24 +258,29 @@ def main() -> None:
     parts = [i for i in chosen if args.parts and not _is_depthwise(SHAPES[i])]
     samples = {(lib, i, mode): [] for lib in libraries for i in chosen for mode in MODES}
     samples.update({("minigrad", i, part): [] for i in parts for part in PARTS})
-    for _ in range(args.rounds):
-        for i in chosen:
-            for mode in MODES + (PARTS if i in parts else ()):
-                for lib, work in libraries.items():
-                    if mode in PARTS and lib != "minigrad":
-                        continue
-                    samples[(lib, i, mode)] += work.time(i, mode, args.number)
-                    time.sleep(SETTLE_SECONDS)
+    with background_load(args.load):
+        for _ in range(args.rounds):
+            for i in chosen:
+                for mode in MODES + (PARTS if i in parts else ()):
+                    for lib, work in libraries.items():
+                        if mode in PARTS and lib != "minigrad":
+                            continue
+                        samples[(lib, i, mode)] += work.time(i, mode, args.number)
+                        time.sleep(SETTLE_SECONDS)
     for work in libraries.values():
         work.close()
 
     combine = statistics.median if args.stat == "median" else min
     print(f"minigrad algorithm={args.algorithm}, float32, {args.threads} thread(s), {args.clock} clock; "
-          f"{args.stat} of {args.rounds}x{args.number} calls; {processor()}")
+          f"{args.stat} of {args.rounds}x{args.number} calls; {load_setting(args.load)}; {processor()}")
     print(f"{blas_header(env, native)}; {chunk_setting(env)}")
+    for label, root in checkouts.items():
+        print(f"{label}: {root}")
     header = f"{'N,Cin,H,W,Cout,k,s,p,d,g':<28} {'mode':<17} {'minigrad ms':>11} {'GFLOP/s':>8}"
     if "torch" in libraries:
         header += f" {'torch ms':>9} {'GFLOP/s':>8} {'ratio':>6} {'goal':>5} {'ratio of mins':>13}"
+    others = list(checkouts)[1:]   # --tree checkouts: their times, and this checkout's over theirs
+    header += "".join(f" {label + ' ms':>{len(label) + 3}} {'this/it':>7}" for label in others)
     print(header)
     for i in chosen:
         flops = forward_flops(SHAPES[i])
@@ -279,9 +296,30 @@ def main() -> None:
                 best = min(samples[("minigrad", i, mode)]) / min(samples[("torch", i, mode)])
                 row += f" {theirs * 1e3:>9.2f} {work / theirs / 1e9:>8.1f} {ratio:>6.2f} {goal:>5}"
                 row += f" {best:>13.2f}"
+            for label in others:
+                theirs = combine(samples[(label, i, mode)])
+                row += f" {theirs * 1e3:>{len(label) + 3}.2f} {ours / theirs:>7.2f}"
             print(row)
     if parts:
         _print_parts(parts, samples, combine, "torch" in libraries)
+    _print_geomeans(chosen, samples, combine, [*libraries])
+
+
+def _print_geomeans(chosen: list, samples: dict, combine, libraries: list) -> None:
+    """Per mode, the geometric mean over the shapes of each pair's time ratio: every minigrad checkout
+    against PyTorch, and this checkout against each other one."""
+    checkouts = [lib for lib in libraries if lib != "torch"]
+    pairs = [(mine, "torch") for mine in checkouts if "torch" in libraries]
+    pairs += [("minigrad", other) for other in checkouts[1:]]
+    if not pairs:
+        return
+    print("\nGeometric mean over the shapes of the time ratios")
+    for mode in MODES:
+        cells = []
+        for a, b in pairs:
+            ratios = [combine(samples[(a, i, mode)]) / combine(samples[(b, i, mode)]) for i in chosen]
+            cells.append(f"{a}/{b} {geomean(ratios):.2f}")
+        print(f"{mode:<17} " + "   ".join(cells))
 
 
 def _is_depthwise(shape: tuple) -> bool:
