@@ -16,10 +16,11 @@ from minigrad.ops.conv.algorithms import ALGORITHMS, DEPTHWISE, algorithm_functi
 
 
 def _run(module, case, x, weight, grad_out):
-    """The algorithm's functions as Conv2dFunction uses them: forward, then both gradients."""
+    """The algorithm's functions as Conv2dFunction uses them: forward, prepare δ, both gradients."""
     out, saved = module.forward(x, weight, *case.settings)
-    grad_w = module.grad_weight(x, grad_out, weight.shape, *case.settings, saved=saved)
-    grad_x = module.grad_input(grad_out, weight, x.shape, *case.settings)
+    delta = module.prepare_grad_output(grad_out, weight.shape, case.stride, case.groups)
+    grad_w = module.grad_weight(x, delta, weight.shape, *case.settings, saved=saved)
+    grad_x = module.grad_input(delta, weight, x.shape, *case.settings)
     return {"out": out, "x": grad_x, "weight": grad_w}
 
 
@@ -274,6 +275,19 @@ def test_naive_really_loops_once_per_output_value():
     assert len(steps) == 2 * 3 * 3 * 4
 
 
+def test_prepare_grad_output_changes_the_layout_not_the_values():
+    case = CASES[7]
+    grad_out = output_grad(case)
+    prepared = _routed(case).prepare_grad_output(grad_out, case.weight_shape, case.stride, case.groups)
+    numpy.testing.assert_array_equal(prepared, grad_out)
+    assert prepared.transpose(1, 2, 3, 0).flags.c_contiguous        # (C, H, W, N) in memory
+    depthwise_case = CASES[8]
+    delta = output_grad(depthwise_case)
+    prepared = _routed(depthwise_case).prepare_grad_output(delta, depthwise_case.weight_shape,
+                                                           depthwise_case.stride, depthwise_case.groups)
+    assert prepared is delta
+
+
 # --- the tuned driver against the plain file ----------------------------------------------------------
 
 def _random_settings(seed):
@@ -326,7 +340,8 @@ def test_the_default_algorithm_is_the_plain_files_functions():
     from minigrad.ops.conv.algorithms import get_conv_algorithm
 
     assert get_conv_algorithm() == "im2col"
-    assert ALGORITHMS["im2col"] == (algo_im2col.forward, algo_im2col.grad_weight, algo_im2col.grad_input)
+    assert ALGORITHMS["im2col"] == (algo_im2col.forward, algo_im2col.prepare_grad_output,
+                                    algo_im2col.grad_weight, algo_im2col.grad_input)
     assert _routed(CASES[6]) is ALGORITHMS["im2col"]
 
 
@@ -351,7 +366,8 @@ def test_a_default_conv2d_step_executes_the_plain_files_conv_functions():
         sys.setprofile(None)
     maths = {(file, name) for file, name in executed if file.startswith(("algo_", "im2col", "depthwise"))
              and name != "is_depthwise"}   # the test that sends depthwise layers elsewhere runs, nothing else
-    assert {("algo_im2col.py", name) for name in ("forward", "grad_weight", "grad_input")} <= maths
+    assert {("algo_im2col.py", name) for name in ("forward", "prepare_grad_output", "grad_weight",
+                                                  "grad_input")} <= maths
     assert {file for file, _ in maths} == {"algo_im2col.py", "im2col.py"}
     assert x.grad is not None and layer.weight.grad is not None
 
@@ -367,16 +383,17 @@ MODULES = {"im2col": algo_im2col, "im2col_tuned": algo_im2col_tuned, "rot180": a
 
 
 @pytest.mark.parametrize("name", list(MODULES))
-def test_every_algorithm_module_has_the_same_three_functions(name):
+def test_every_algorithm_module_has_the_same_four_functions(name):
     """The interface algorithms.py documents, parameter for parameter (no optional extras, no hasattr),
     and ALGORITHMS lists each file's own functions."""
     module = MODULES[name]
     settings = ["stride", "padding", "dilation", "groups"]
     assert _parameters(module.forward) == ["x", "weight", *settings]
+    assert _parameters(module.prepare_grad_output) == ["grad_out", "weight_shape", "stride", "groups"]
     assert _parameters(module.grad_weight) == ["x", "grad_out", "weight_shape", *settings, "saved"]
     assert _parameters(module.grad_input) == ["grad_out", "weight", "input_shape", *settings]
     functions = DEPTHWISE if name == "depthwise" else ALGORITHMS[name]
-    assert functions == (module.forward, module.grad_weight, module.grad_input)
+    assert functions == (module.forward, module.prepare_grad_output, module.grad_weight, module.grad_input)
 
 
 def test_the_backward_names_its_formulas_and_the_files_that_compute_them():

@@ -82,8 +82,11 @@ def test_float32_is_close_to_torch():
 
 
 def _counting(functions, record):
-    """``functions`` (an Algorithm) with each call recorded as ``record(function's name)`` first."""
+    """``functions`` (an Algorithm) with each call of forward, grad_weight and grad_input recorded as
+    ``record(function's name)`` first."""
     def counting(original, fn):
+        if fn == "prepare_grad_output":
+            return original
         return lambda *args, **kwargs: record(fn) or original(*args, **kwargs)
 
     return Algorithm(*(counting(original, fn) for original, fn in zip(functions, Algorithm._fields)))

@@ -77,11 +77,12 @@ def bands_on_pool(monkeypatch):
 
 
 def _tuned(case, x, weight, grad_out, module=algo_im2col_tuned):
-    """Forward, both gradients: as Conv2dFunction calls the driver (or ``module``)."""
+    """Forward, δ prepared, both gradients: as Conv2dFunction calls the driver (or ``module``)."""
     out, saved = module.forward(x, weight, *case.settings)
-    grad_w = module.grad_weight(x, grad_out, weight.shape, *case.settings, saved=saved)
-    grad_w_fresh = module.grad_weight(x, grad_out, weight.shape, *case.settings)   # nn.grad's way
-    grad_x = module.grad_input(grad_out, weight, x.shape, *case.settings)
+    delta = module.prepare_grad_output(grad_out, weight.shape, case.stride, case.groups)
+    grad_w = module.grad_weight(x, delta, weight.shape, *case.settings, saved=saved)
+    grad_w_fresh = module.grad_weight(x, delta, weight.shape, *case.settings)   # nn.grad's way
+    grad_x = module.grad_input(delta, weight, x.shape, *case.settings)
     return {"out": out, "x": grad_x, "weight": grad_w, "weight without saved": grad_w_fresh}
 
 

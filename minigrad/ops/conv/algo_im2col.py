@@ -27,7 +27,7 @@ from minigrad.ops.conv.geometry import Pair, output_shape
 from minigrad.ops.conv.im2col import batch_last, col2im, im2col
 from minigrad.performance.parallel import matmul
 
-__all__ = ["forward", "grad_input", "grad_weight", "per_group"]
+__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight", "per_group"]
 
 
 def per_group(matrix: Any, groups: int) -> Any:
@@ -36,11 +36,8 @@ def per_group(matrix: Any, groups: int) -> Any:
 
 
 def _delta(grad_out: Any, groups: int) -> Any:
-    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L), columns (h, w, n) as in ``cols``.
-
-    A view when δ is already in (C, H, W, N) memory, as the forward's output and the layers
-    that keep its memory order (ReLU, pooling) hand it back.
-    """
+    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L), columns (h, w, n) as in ``cols``: a view of
+    δ in (C, H, W, N) memory (``prepare_grad_output``'s), else a copy."""
     n, c_out, h_out, w_out = grad_out.shape
     return per_group(batch_last(grad_out).reshape(c_out, h_out * w_out * n), groups)
 
@@ -56,6 +53,11 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     w_g = per_group(weight.reshape(c_out, -1), groups)
     y = matmul(w_g, per_group(cols, groups))                        # Y_g = W_g · cols_g
     return y.reshape(c_out, h_out, w_out, x.shape[0]).transpose(3, 0, 1, 2), cols
+
+
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
+    """δ laid out (C, H, W, N) in memory as the columns are, once for both gradients (same values)."""
+    return batch_last(grad_out).transpose(3, 0, 1, 2)
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair,

@@ -13,9 +13,9 @@ Nothing runs it by default: select it with ``algorithm='im2col_tuned'`` or
   cache-sized blocks per layer, not a loop over pixels.
 - **Kept columns.** A layer whose columns are one small band keeps them from the forward
   for ``grad_weight``, instead of making them again.
-- **Memory layout.** The input is moved to (C, H, W, N) memory once (``im2col.padded_source``),
-  and the output is handed on as an NCHW view of the product's (C, H, W, N) result, as the
-  default does.
+- **Memory layout.** As the default: the input is moved to (C, H, W, N) memory once
+  (``im2col.padded_source``), δ likewise, once for both gradients (``prepare_grad_output``, the
+  default's), and the output is handed on as an NCHW view of the product's (C, H, W, N) result.
 - **Threads.** One set of threads: the BLAS held to one thread, minigrad's pool runs the work
   (``performance/parallel.py``), in one of two ways chosen per call by :func:`_threads`. Whole
   bands: each thread makes its band's columns and multiplies them, so they stay in its core's
@@ -37,12 +37,12 @@ from typing import Any
 import numpy
 
 from minigrad.backend import get_array_module
-from minigrad.ops.conv.algo_im2col import per_group
+from minigrad.ops.conv.algo_im2col import per_group, prepare_grad_output
 from minigrad.ops.conv.geometry import Pair, output_shape
 from minigrad.ops.conv.im2col import batch_last, col2im_rows, im2col_rows, interior, padded_source
 from minigrad.performance import parallel
 
-__all__ = ["forward", "grad_input", "grad_weight"]
+__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
 # Small enough to stay in the cache between im2col and the product, big enough for efficient
 # products (the sizes tried: docs/performance.md).

@@ -20,7 +20,7 @@ from typing import Any
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair, crop2d, output_shape, pad2d
 
-__all__ = ["forward", "grad_input", "grad_weight"]
+__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
 
 def _receptive_field(h: int, w: int, kernel_size: Pair, stride: Pair, dilation: Pair) -> tuple:
@@ -51,6 +51,11 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
         patch = x_pad[b, g * c_per_group:(g + 1) * c_per_group, rows, cols]
         out[b, o, h, w] = (patch * weight[o]).sum()
     return out, x_pad
+
+
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
+    """δ as it is: the two gradients below read any memory layout."""
+    return grad_out
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair,

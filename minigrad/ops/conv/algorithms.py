@@ -11,17 +11,19 @@ one algorithm when its forward runs and uses it for that call's backward too::
     with conv_algorithm("rot180"):
         y = conv(x)          # forward by rot180; y.backward() will also use rot180
 
-Every algorithm is three array functions of its file (``settings`` is
+Every algorithm is four array functions of its file (``settings`` is
 ``stride, padding, dilation, groups``), listed by name in ``ALGORITHMS`` below::
 
     forward(x, weight, *settings) -> (y, saved)
+    prepare_grad_output(δ, weight_shape, stride, groups) -> δ      # once, before the two below
     grad_weight(x, δ, weight_shape, *settings, saved=None) -> dW  # saved: its forward's
     grad_input(δ, W, input_shape, *settings) -> dx
 
 ``saved`` is whatever the forward computed that ``grad_weight`` needs again (the columns, the
-padded input), or None when ``grad_weight`` runs without that forward (``nn.grad``). To add an
-algorithm, write such a file and add its functions to ``ALGORITHMS``: every test that walks
-``ALGORITHMS`` then checks it against PyTorch and the others.
+padded input), or None when ``grad_weight`` runs without that forward (``nn.grad``).
+``prepare_grad_output`` lays δ out as both gradient functions read it (the same values); most
+return it unchanged. To add an algorithm, write such a file and add its functions to
+``ALGORITHMS``: every test that walks ``ALGORITHMS`` then checks it against PyTorch and the others.
 """
 
 from __future__ import annotations
@@ -38,22 +40,27 @@ __all__ = ["ALGORITHMS", "Algorithm", "conv_algorithm", "get_conv_algorithm", "r
 
 
 class Algorithm(NamedTuple):
-    """The three array functions of one way to compute a convolution."""
+    """The four array functions of one way to compute a convolution."""
 
     forward: Callable[..., tuple]
+    prepare_grad_output: Callable[..., Any]
     grad_weight: Callable[..., Any]
     grad_input: Callable[..., Any]
 
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "im2col": Algorithm(algo_im2col.forward, algo_im2col.grad_weight, algo_im2col.grad_input),
-    "im2col_tuned": Algorithm(algo_im2col_tuned.forward, algo_im2col_tuned.grad_weight,
-                              algo_im2col_tuned.grad_input),
-    "rot180": Algorithm(algo_rot180.forward, algo_rot180.grad_weight, algo_rot180.grad_input),
-    "naive": Algorithm(algo_naive.forward, algo_naive.grad_weight, algo_naive.grad_input),
+    "im2col": Algorithm(algo_im2col.forward, algo_im2col.prepare_grad_output, algo_im2col.grad_weight,
+                        algo_im2col.grad_input),
+    "im2col_tuned": Algorithm(algo_im2col_tuned.forward, algo_im2col_tuned.prepare_grad_output,
+                              algo_im2col_tuned.grad_weight, algo_im2col_tuned.grad_input),
+    "rot180": Algorithm(algo_rot180.forward, algo_rot180.prepare_grad_output, algo_rot180.grad_weight,
+                        algo_rot180.grad_input),
+    "naive": Algorithm(algo_naive.forward, algo_naive.prepare_grad_output, algo_naive.grad_weight,
+                       algo_naive.grad_input),
 }
 # The default's path for depthwise convolutions (one input channel per group, stride 1).
-DEPTHWISE = Algorithm(depthwise.forward, depthwise.grad_weight, depthwise.grad_input)
+DEPTHWISE = Algorithm(depthwise.forward, depthwise.prepare_grad_output, depthwise.grad_weight,
+                      depthwise.grad_input)
 # Names that selected an algorithm before, and what they select now.
 FORMER_NAMES = {"im2col_plain": "im2col"}
 

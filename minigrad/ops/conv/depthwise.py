@@ -30,7 +30,7 @@ from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair
 from minigrad.performance.parallel import copy_into, parallel_for
 
-__all__ = ["is_depthwise", "forward", "grad_input", "grad_weight"]
+__all__ = ["is_depthwise", "forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
 
 def is_depthwise(weight_shape: tuple, groups: int, stride: Pair) -> bool:
@@ -111,6 +111,11 @@ def _delta_rows(grad_out: Any, c: int, row: int, before: int, after: int) -> Any
     rows = flat[..., before:before + h_out * row].reshape(n, c, c_out // c, h_out, row)
     copy_into(rows[..., :w_out], grad_out.reshape(n, c, c_out // c, h_out, w_out))
     return flat
+
+
+def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
+    """δ as it is: both gradients below copy it into rows of their own."""
+    return grad_out
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,

@@ -91,19 +91,23 @@ def conv2d_gradients(ctx: Any, x: Tensor, weight: Tensor, grad_output: Tensor) -
 
     dx and dW by ``Conv2dInputFunction`` and ``Conv2dWeightFunction``, so that under
     ``create_graph`` they are recorded and can be differentiated again; without it they run
-    the algorithm's arrays and nothing more. grad_weight reuses what the forward kept, and that
-    is freed before grad_input needs memory of its own.
+    the algorithm's arrays and nothing more. δ is laid out once for both
+    (``prepare_grad_output``), grad_weight reuses what the forward kept, and that is freed
+    before grad_input needs memory of its own.
     """
+    stride, _, _, groups = ctx.settings
+    conv = algorithm_functions(ctx.algorithm, tuple(weight.shape), stride, groups)   # the forward's
     grad_input = grad_weight = grad_bias = None
     if ctx.needs_input_grad[2]:
         grad_bias = grad_output.sum((0, 2, 3))
+    delta = conv.prepare_grad_output(grad_output.array, weight.shape, stride, groups)
     if ctx.needs_input_grad[1]:
         grad_weight = Conv2dWeightFunction.apply(x, grad_output, tuple(weight.shape), *ctx.settings,
-                                                 ctx.algorithm, ctx.saved_by_algorithm)
+                                                 ctx.algorithm, delta, ctx.saved_by_algorithm)
     ctx.saved_by_algorithm = None
     if ctx.needs_input_grad[0]:
         grad_input = Conv2dInputFunction.apply(grad_output, weight, tuple(x.shape), *ctx.settings,
-                                               ctx.algorithm)
+                                               ctx.algorithm, delta)
     return grad_input, grad_weight, grad_bias
 
 
@@ -157,6 +161,9 @@ class Conv2dInputFunction(Function):
 
         d/dδ = conv2d(gg, W)             (the adjoint of δ ↦ grad_input(δ, W) is the convolution)
         d/dW = conv2d_weight(gg, δ)      (dx = Σ δ·W taken apart the other way round)
+
+    ``prepared``: δ's array as the algorithm's ``prepare_grad_output`` laid it out, when the
+    caller (conv2d's backward) made it already.
     """
 
     differentiable_backward = True
@@ -164,10 +171,12 @@ class Conv2dInputFunction(Function):
     graph_inputs = (0, 1)
 
     @staticmethod
-    def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None):
+    def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None,
+                prepared=None):
         conv = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
         ctx.save_for_backward(grad_output, weight)
-        return Tensor(conv.grad_input(grad_output.array, weight.array, input_size, *ctx.settings))
+        delta = grad_output.array if prepared is None else prepared
+        return Tensor(conv.grad_input(delta, weight.array, input_size, *ctx.settings))
 
     @staticmethod
     def backward(ctx, gg):
@@ -178,7 +187,7 @@ class Conv2dInputFunction(Function):
         if ctx.needs_input_grad[1]:
             d_weight = Conv2dWeightFunction.apply(gg, grad_output, tuple(weight.shape), *ctx.settings,
                                                   ctx.algorithm)
-        return d_delta, d_weight, None, None, None, None, None, None
+        return d_delta, d_weight, None, None, None, None, None, None, None
 
 
 class Conv2dWeightFunction(Function):
@@ -189,8 +198,8 @@ class Conv2dWeightFunction(Function):
         d/dx = conv2d_input(δ, gg)       (dW = Σ δ·x, so x's share is δ spread back through gg)
         d/dδ = conv2d(x, gg)             (the adjoint of δ ↦ grad_weight(x, δ) is the convolution)
 
-    ``saved``: what the algorithm's forward kept for ``grad_weight`` (conv2d's backward passes it;
-    None makes it afresh).
+    ``prepared``: δ laid out by ``prepare_grad_output``; ``saved``: what the algorithm's forward
+    kept for ``grad_weight`` (conv2d's backward passes both; None makes them afresh).
     """
 
     differentiable_backward = True
@@ -199,11 +208,11 @@ class Conv2dWeightFunction(Function):
 
     @staticmethod
     def forward(ctx, input, grad_output, weight_size, stride, padding, dilation, groups,  # noqa: A002
-                algorithm=None, saved=None):
+                algorithm=None, prepared=None, saved=None):
         conv = _choose_algorithm(ctx, algorithm, weight_size, (stride, padding, dilation, groups))
         ctx.save_for_backward(input, grad_output)
-        grad_w = conv.grad_weight(input.array, grad_output.array, weight_size, *ctx.settings, saved=saved)
-        return Tensor(grad_w)
+        delta = grad_output.array if prepared is None else prepared
+        return Tensor(conv.grad_weight(input.array, delta, weight_size, *ctx.settings, saved=saved))
 
     @staticmethod
     def backward(ctx, gg):
@@ -213,7 +222,7 @@ class Conv2dWeightFunction(Function):
             d_input = Conv2dInputFunction.apply(grad_output, gg, tuple(x.shape), *ctx.settings, ctx.algorithm)
         if ctx.needs_input_grad[1]:
             d_delta = Conv2dFunction.apply(x, gg, None, *ctx.settings, ctx.algorithm)
-        return d_input, d_delta, None, None, None, None, None, None, None
+        return d_input, d_delta, None, None, None, None, None, None, None, None
 
 
 def conv2d_input(input_size: Any, weight: Tensor, grad_output: Tensor, stride: Any = 1, padding: Any = 0,
