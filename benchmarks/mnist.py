@@ -69,25 +69,26 @@ def setup(lib: Any, batch_size: int) -> tuple:
     return model, optimizer, images, labels
 
 
-def timed_steps(lib: Any, model: Any, optimizer: Any, images: Any, labels: Any, steps: int) -> dict:
-    """Median seconds per step, and per phase of a step, over ``steps`` steps."""
+def timed_steps(lib: Any, model: Any, optimizer: Any, images: Any, labels: Any, steps: int,
+                clock: Any = time.perf_counter) -> dict:
+    """Median seconds per step, and per phase of a step, over ``steps`` steps, by ``clock``."""
     cross_entropy = lib.nn.functional.cross_entropy
     times: dict = {phase: [] for phase in PHASES}
     for _ in range(steps):
-        start = time.perf_counter()
+        start = clock()
         loss = cross_entropy(model(images), labels)
-        forward = time.perf_counter()
+        forward = clock()
         optimizer.zero_grad()
         loss.backward()
-        backward = time.perf_counter()
+        backward = clock()
         optimizer.step()
-        end = time.perf_counter()
+        end = clock()
         for phase, seconds in zip(PHASES, (end - start, forward - start, backward - forward, end - backward)):
             times[phase].append(seconds)
     return {phase: statistics.median(values) for phase, values in times.items()}
 
 
-def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
+def worker(library: str, steps: int, batch_size: int, threads: int, clock_name: str = "wall") -> None:
     """Time ``steps`` steps of ``library`` ('torch', or a minigrad checkout's label) and print JSON."""
     if library == "torch":
         import torch as lib
@@ -100,28 +101,30 @@ def worker(library: str, steps: int, batch_size: int, threads: int) -> None:
         use_chunk_setting()
         lib.memory.keep_freed_memory()  # as examples/mnist_cnn.py opts in
     model, optimizer, images, labels = setup(lib, batch_size)
+    clock = time.process_time if clock_name == "cpu" else time.perf_counter
     timed_steps(lib, model, optimizer, images, labels, 3)  # warm up: allocations, BLAS threads
-    medians = timed_steps(lib, model, optimizer, images, labels, steps)
+    medians = timed_steps(lib, model, optimizer, images, labels, steps, clock)
     print(json.dumps({phase: {"ms": seconds * 1e3, "images_per_second": batch_size / seconds}
                       for phase, seconds in medians.items()}))
 
 
 def compare(rounds: int, steps: int, batch_size: int, threads: int, native_blas: bool,
             min_chunk_bytes: int | None, bands: str = "rule", trees: list[str] | None = None,
-            load: str = "none") -> None:
+            load: str = "none", clock: str = "wall") -> None:
     """minigrad (this checkout, and each of ``trees``) and PyTorch, interleaved, each in its own process."""
     checkouts = minigrad_trees(trees or [])
     libraries = [*checkouts] + (["torch"] if torch_available() else [])
     environment = with_chunk_setting(blas_environment(threads, native_blas), min_chunk_bytes, bands)
     environments = {label: tree_environment(environment, root) for label, root in checkouts.items()}
     environments["torch"] = environment
-    extra_args = ["--steps", str(steps), "--batch-size", str(batch_size), "--threads", str(threads)]
+    extra_args = ["--steps", str(steps), "--batch-size", str(batch_size), "--threads", str(threads),
+                  "--clock", clock]
     with background_load(load):
         runs = run_interleaved(__file__, libraries, rounds, extra_args, environments)
     ms = {lib: median_of(runs[lib], "ms") for lib in libraries}
     print(f"MNIST CNN training step, batch {batch_size}: median of {rounds} interleaved rounds "
           f"(each the median of {steps} steps), each library in its own process, {threads} thread(s) each, "
-          f"{load_setting(load)}")
+          f"{load_setting(load)}, {clock} clock")
     print(f"{blas_header(environment, native_blas)}; {chunk_setting(environment)}; {processor()}")
     for label, root in checkouts.items():
         print(f"{label}: {root}")
@@ -144,6 +147,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2, help="BLAS / PyTorch threads per library (2)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall time, or the worker's CPU time (meaningful with --threads 1)")
     parser.add_argument("--profile", action="store_true", help="minigrad only: time spent per operation")
     add_blas_arguments(parser)
     add_chunk_argument(parser)
@@ -151,13 +156,13 @@ def main() -> None:
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.steps, args.batch_size, args.threads)
+        worker(args.worker, args.steps, args.batch_size, args.threads, args.clock)
     elif args.profile:
         from _mnist_profile import profile
         profile(setup, args.steps, args.batch_size)
     else:
         compare(args.rounds, args.steps, args.batch_size, args.threads, args.blas == "native",
-                args.min_chunk_bytes, args.bands, args.tree, args.load)
+                args.min_chunk_bytes, args.bands, args.tree, args.load, args.clock)
 
 
 if __name__ == "__main__":
