@@ -43,7 +43,7 @@ def _worker(threads: int, repeats: int, chosen: list[int]) -> None:
 
     import minigrad as mg
     from minigrad.ops.conv import algo_im2col_tuned as tuned
-    from minigrad.ops.conv.depthwise import is_depthwise
+    from minigrad.ops.conv.algorithms import is_depthwise
     from minigrad.ops.conv.im2col import batch_last
     from minigrad.performance import parallel
 

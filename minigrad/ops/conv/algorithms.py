@@ -36,7 +36,7 @@ from minigrad.ops.conv import algo_im2col, algo_im2col_tuned, algo_naive, algo_r
 from minigrad.ops.conv.geometry import Pair
 
 __all__ = ["ALGORITHMS", "Algorithm", "conv_algorithm", "get_conv_algorithm", "resolve_algorithm",
-           "check_algorithm", "algorithm_functions"]
+           "check_algorithm", "algorithm_functions", "is_depthwise"]
 
 
 class Algorithm(NamedTuple):
@@ -107,6 +107,11 @@ def algorithm_functions(name: str, weight_shape: tuple, stride: Pair, groups: in
     The one place where the depthwise path is chosen: the default ``'im2col'`` hands a
     depthwise convolution (one input channel per group, stride 1) to ``depthwise.py``.
     """
-    if name == "im2col" and depthwise.is_depthwise(weight_shape, groups, stride):
+    if name == "im2col" and is_depthwise(weight_shape, groups, stride):
         return DEPTHWISE
     return ALGORITHMS[name]
+
+
+def is_depthwise(weight_shape: tuple, groups: int, stride: Pair) -> bool:
+    """What ``depthwise.py`` handles: one input channel per group, several groups, stride 1."""
+    return groups > 1 and weight_shape[1] == 1 and tuple(stride) == (1, 1)

@@ -3,7 +3,7 @@
 When each group sees a single input channel, im2col's per-group products are
 (m × kh·kw)·(kh·kw × N·L) with m = C_out / C_in tiny (usually 1): too thin for BLAS,
 while the column buffer is kh·kw times the input. So the default ``'im2col'`` hands such
-calls here (``algorithms.algorithm_functions`` decides, once per call), and the kernel taps
+calls here (``algorithms.is_depthwise`` decides, once per call), and the kernel taps
 are summed directly, as depthwise kernels in production libraries do:
 
     forward:      y[n, c·m + o]     = Σ_{i,j} W[c·m + o, 0, i, j] · x_pad[n, c, h + i·d, w + j·d]
@@ -30,12 +30,7 @@ from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair
 from minigrad.performance.parallel import copy_into, parallel_for
 
-__all__ = ["is_depthwise", "forward", "prepare_grad_output", "grad_input", "grad_weight"]
-
-
-def is_depthwise(weight_shape: tuple, groups: int, stride: Pair) -> bool:
-    """True for what this module handles: one input channel per group, several groups, stride 1."""
-    return groups > 1 and weight_shape[1] == 1 and tuple(stride) == (1, 1)
+__all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
 
 def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
