@@ -45,7 +45,7 @@ __all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "con
 
 def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings: tuple) -> Algorithm:
     """Decide, when the forward runs, the algorithm this call and its backward use (its name kept on
-    ctx); returns its array functions (by default ``algo_im2col``'s forward, grad_weight, grad_input)."""
+    ctx); returns its array functions (by default ``ALGORITHMS['im2col']``: ``algo_im2col.py``'s)."""
     ctx.algorithm = resolve_algorithm(name)
     ctx.settings = settings      # (stride, padding, dilation, groups)
     return algorithm_functions(ctx.algorithm, weight_shape, settings[0], settings[3])
