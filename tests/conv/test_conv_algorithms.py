@@ -328,11 +328,27 @@ def test_the_tuned_im2col_computes_what_the_plain_one_does(case, bands, monkeypa
 def test_the_plain_im2col_file_is_one_screen():
     """The default stays at Chainer's proportions (its formulas, no tuning)."""
     source = open(algo_im2col.__file__, encoding="utf-8").read()
-    assert len(source.splitlines()) <= 80
+    assert len(source.splitlines()) <= 85
     assert "band" not in source.lower().replace("batched", "")
     for formula in ("# Y_g = W_g · cols_g", "# dW_g = δ_g · cols_gᵀ", "# dcols_g = W_gᵀ · δ_g",
                     "# dx = col2im(dcols)"):
         assert source.count(formula) == 1, formula   # each formula one visible line
+
+
+@pytest.mark.parametrize("limit, kept", [(1 << 30, True), (0, False)])
+def test_the_default_keeps_its_columns_for_grad_weight_up_to_a_size(limit, kept, monkeypatch):
+    """Columns up to KEPT_COLUMNS_BYTES serve grad_weight; larger ones are made again. Same dW."""
+    monkeypatch.setattr(algo_im2col, "KEPT_COLUMNS_BYTES", limit)
+    case = CASES[6]
+    x, weight, _ = case.arrays(seed=23)
+    grad_out = output_grad(case, seed=24)
+    _, saved = algo_im2col.forward(x, weight, *case.settings)
+    assert (saved is not None) == kept
+    if kept:
+        numpy.testing.assert_array_equal(saved, im2col_module.im2col(x, weight.shape[2:], *case.settings[:3]))
+    expected = torch_conv(case, x, weight, None, grad_out)["weight"]
+    ours = algo_im2col.grad_weight(x, grad_out, weight.shape, *case.settings, saved=saved)
+    numpy.testing.assert_allclose(ours, expected, rtol=1e-10, atol=1e-10)
 
 
 def test_the_default_algorithm_is_the_plain_files_functions():

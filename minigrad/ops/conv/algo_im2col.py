@@ -10,13 +10,10 @@ seen per group g as ``W_g`` of shape (C_out/G, C_in/G·kh·kw):
 where δ_g is group g's output gradient as a (C_out/G, L) matrix, and db = Σ δ is the
 caller's (``functional.py``). Each ``·`` is one product batched over the G groups.
 
-Speed, without changing a formula: ``matmul`` is ``minigrad/performance/parallel.py``'s, which
-cuts a large product between minigrad's own threads with the BLAS held to one thread (on one
-thread, or a GPU, it is ``xp.matmul``); ``im2col`` and ``col2im`` copy in pieces on the same
-threads (``im2col.py``). One set of threads stays fast beside other work on a busy machine,
-where the BLAS's own threads stall (docs/performance.md). Depthwise convolutions go to
-``depthwise.py`` (``algorithms.py`` decides); ``algo_im2col_tuned.py`` is an opt-in,
-cache-tuned variant.
+Speed, without changing a formula: ``matmul`` (``performance/parallel.py``) cuts a large product
+between minigrad's threads with the BLAS held to one thread (on one thread or a GPU: ``xp.matmul``),
+which stays fast on a busy machine; ``im2col.py`` copies on the same threads (docs/performance.md).
+Depthwise layers go to ``depthwise.py``; ``algo_im2col_tuned.py`` is an opt-in, cache-tuned variant.
 """
 
 from __future__ import annotations
@@ -28,6 +25,10 @@ from minigrad.ops.conv.im2col import batch_last, col2im, im2col
 from minigrad.performance.parallel import matmul
 
 __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight", "per_group"]
+
+# Columns (kh·kw times the input) kept for grad_weight up to this size, made again beyond it:
+# a deep network's memory does not hold every layer's (docs/performance.md).
+KEPT_COLUMNS_BYTES = 64 << 20
 
 
 def per_group(matrix: Any, groups: int) -> Any:
@@ -43,7 +44,8 @@ def _delta(grad_out: Any, groups: int) -> Any:
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """Y_g = W_g · cols_g; returns ``(y (N, C_out, H_out, W_out), cols)``, cols for ``grad_weight``.
+    """Y_g = W_g · cols_g; returns ``(y (N, C_out, H_out, W_out), cols)``, cols for ``grad_weight``
+    (None when they are larger than ``KEPT_COLUMNS_BYTES``).
 
     y is an NCHW view of the product's (C, H, W, N) memory, not a transposed copy.
     """
@@ -52,7 +54,8 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     cols = im2col(x, (kh, kw), stride, padding, dilation)
     w_g = per_group(weight.reshape(c_out, -1), groups)
     y = matmul(w_g, per_group(cols, groups))                        # Y_g = W_g · cols_g
-    return y.reshape(c_out, h_out, w_out, x.shape[0]).transpose(3, 0, 1, 2), cols
+    kept = cols if cols.nbytes <= KEPT_COLUMNS_BYTES else None
+    return y.reshape(c_out, h_out, w_out, x.shape[0]).transpose(3, 0, 1, 2), kept
 
 
 def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
