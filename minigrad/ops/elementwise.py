@@ -41,8 +41,6 @@ def _floating(a: Tensor) -> Any:
 class Exp(Function):
     """y = eᵃ;   dy/da = y."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
@@ -59,8 +57,6 @@ class Exp(Function):
 class Log(Function):
     """y = ln a;   dy/da = 1 / a."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -75,8 +71,6 @@ class Log(Function):
 
 class Sqrt(Function):
     """y = √a;   dy/da = 1 / (2y)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -94,8 +88,6 @@ class Sqrt(Function):
 class Sin(Function):
     """y = sin a;   dy/da = cos a."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -110,8 +102,6 @@ class Sin(Function):
 class Cos(Function):
     """y = cos a;   dy/da = -sin a."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -125,8 +115,6 @@ class Cos(Function):
 
 class Tanh(Function):
     """y = tanh a;   dy/da = 1 - y²."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -144,8 +132,6 @@ class TanhBackward(Function):
     """tanh's backward, da = dy · (1 - y²), as a Function of (dy, y);
     d(da)/d(dy) = 1 - y²,  d(da)/dy = -2y · dy."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, grad, out):
         ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
@@ -162,8 +148,6 @@ class TanhBackward(Function):
 
 class Sigmoid(Function):
     """y = 1 / (1 + e⁻ᵃ);   dy/da = y (1 - y).  Computed without overflow for large |a|."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -184,8 +168,6 @@ class SigmoidBackward(Function):
     """sigmoid's backward, da = dy · y(1 - y), as a Function of (dy, y);
     d(da)/d(dy) = y(1 - y),  d(da)/dy = (1 - 2y) · dy."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, grad, out):
         ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
@@ -202,8 +184,6 @@ class SigmoidBackward(Function):
 
 class Relu(Function):  # PyTorch names its node ReluBackward0
     """y = max(a, 0);   dy/da = 1 where a > 0 (also where a is nan), else 0."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -225,8 +205,6 @@ class Relu(Function):  # PyTorch names its node ReluBackward0
 class ThresholdBackward(Function):
     """relu's backward (PyTorch's threshold_backward), da = dy where y > 0, else 0 (a nan y passes dy);
     linear in dy and flat in y:  d(da)/d(dy) = the same selection,  d(da)/dy = 0."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad, out):
@@ -250,8 +228,6 @@ def _relu_backward(y: Any, grad: Any, out: Any) -> Any:
 
 class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
     """y = a where a > 0, else s·a;   dy/da = 1 where a > 0, else s (so s at a = 0, as PyTorch)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, negative_slope, in_place):
@@ -281,7 +257,6 @@ class LeakyReluBackward(Function):
     """leaky_relu's backward, da = dy where a > 0, else s·dy; linear in dy and flat in a:
     d(da)/d(dy) = the same (1 or s),  d(da)/da = 0."""
 
-    differentiable_backward = True
     graph_inputs = (0, 1)
 
     @staticmethod
@@ -301,8 +276,6 @@ class LeakyReluBackward(Function):
 class Abs(Function):
     """y = |a|;   dy/da = sign(a) (0 at 0)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -318,7 +291,6 @@ class Abs(Function):
 class Clamp(Function):
     """y = min(max(a, low), high);   dy/da = 1 where low ≤ a ≤ high, else 0 (0 at a nan a)."""
 
-    differentiable_backward = True
     node_name = "ClampBackward1"  # PyTorch's overload with number bounds
 
     @staticmethod
@@ -350,8 +322,6 @@ class Clamp(Function):
 class Maximum(Function):
     """y = max(a, b) elementwise; the gradient goes to the larger input, half to each on a tie."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, b):
         return _extremum(ctx, a, b, "maximum")
@@ -363,8 +333,6 @@ class Maximum(Function):
 
 class Minimum(Function):
     """y = min(a, b) elementwise; the gradient goes to the smaller input, half to each on a tie."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -401,7 +369,6 @@ def _extremum_backward(ctx: Any, grad: Tensor) -> tuple:
 class Where(Function):
     """y = a where condition else b;   dy/da = condition,  dy/db = not condition."""
 
-    differentiable_backward = True
     graph_inputs = (1, 2)  # as PyTorch: the condition is no input of the node, a number operand is
 
     @staticmethod
@@ -556,8 +523,6 @@ def _zero_gradient(grad: Tensor) -> Tensor:
 class Sign(Function):
     """y = -1, 0 or 1 as a is negative, zero or positive (0 for nan, as PyTorch);   dy/da = 0."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:
@@ -571,8 +536,6 @@ class Sign(Function):
 
 class Round(Function):
     """y = a rounded to ``decimals`` places, halves to even;   dy/da = 0."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, decimals):
@@ -592,8 +555,6 @@ class Round(Function):
 class Floor(Function):
     """y = ⌊a⌋;   dy/da = 0."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         same = _unchanged_or_refused(a, "floor_vml_cpu")
@@ -606,8 +567,6 @@ class Floor(Function):
 
 class Ceil(Function):
     """y = ⌈a⌉;   dy/da = 0."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -622,8 +581,6 @@ class Ceil(Function):
 class Trunc(Function):
     """y = a rounded towards 0;   dy/da = 0."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         same = _unchanged_or_refused(a, "trunc_vml_cpu")
@@ -636,8 +593,6 @@ class Trunc(Function):
 
 class Log1P(Function):  # PyTorch names its node Log1PBackward0
     """y = ln(1 + a), accurate for small a;   dy/da = 1 / (1 + a)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -653,8 +608,6 @@ class Log1P(Function):  # PyTorch names its node Log1PBackward0
 
 class Expm1(Function):
     """y = eᵃ - 1, accurate for small a;   dy/da = y + 1."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -672,8 +625,6 @@ class Expm1(Function):
 class Rsqrt(Function):
     """y = 1 / √a;   dy/da = -y³ / 2."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         with ieee_results():
@@ -689,8 +640,6 @@ class Rsqrt(Function):
 
 class Reciprocal(Function):
     """y = 1 / a;   dy/da = -y²."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -708,8 +657,6 @@ class Reciprocal(Function):
 class Tan(Function):
     """y = tan a;   dy/da = 1 + y²."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         with ieee_results():  # tan(±inf) is nan, silently
@@ -726,8 +673,6 @@ class Tan(Function):
 class Asin(Function):
     """y = arcsin a;   dy/da = 1 / √(1 - a²)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -742,8 +687,6 @@ class Asin(Function):
 
 class Acos(Function):
     """y = arccos a;   dy/da = -1 / √(1 - a²)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -760,8 +703,6 @@ class Acos(Function):
 class Atan(Function):
     """y = arctan a;   dy/da = 1 / (1 + a²)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -776,8 +717,6 @@ class Atan(Function):
 class Atan2(Function):
     """z = atan2(a, b), the angle of the point (b, a);   dz/da = b / (a² + b²),  dz/db = -a / (a² + b²)
     (both 0 at the origin, as PyTorch)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -800,8 +739,6 @@ class Atan2(Function):
 class Sinh(Function):
     """y = sinh a;   dy/da = cosh a."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -816,8 +753,6 @@ class Sinh(Function):
 
 class Cosh(Function):
     """y = cosh a;   dy/da = sinh a."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -834,8 +769,6 @@ class Cosh(Function):
 class Log2(Function):
     """y = log₂ a;   dy/da = 1 / (a ln 2)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -850,8 +783,6 @@ class Log2(Function):
 
 class Log10(Function):
     """y = log₁₀ a;   dy/da = 1 / (a ln 10)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -868,8 +799,6 @@ class Log10(Function):
 class Erf(Function):
     """y = erf a = 2/√π ∫₀ᵃ e^(−t²) dt;   dy/da = 2/√π · e^(−a²)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -884,8 +813,6 @@ class Erf(Function):
 class ClampMin(Function):
     """y = max(a, low);   dy/da = 1 where a ≥ low, else 0."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, low):
         return Clamp.forward(ctx, a, low, None)
@@ -897,8 +824,6 @@ class ClampMin(Function):
 
 class ClampMax(Function):
     """y = min(a, high);   dy/da = 1 where a ≤ high, else 0."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, high):
@@ -912,8 +837,6 @@ class ClampMax(Function):
 class NanToNum(Function):
     """y = a with nan, +inf and -inf replaced (by 0 and the dtype's largest and smallest values unless
     given);   dy/da = 1 where a is finite, else 0."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
@@ -930,8 +853,6 @@ class NanToNum(Function):
 
 class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, LerpBackward1 for a tensor
     """y = start + w (end - start);   dy/dstart = 1 - w,  dy/dend = w,  dy/dw = end - start."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, start, end, weight):
@@ -1149,8 +1070,6 @@ class Gelu(Function):
             dy/dx = ½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²).
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, approximate):
         ctx.save_for_backward(a)
@@ -1172,7 +1091,6 @@ class GeluBackward(Function):
     gelu''(x) = φ(x)(2 − x²), and for 'tanh' (u = √(2/π)(x + 0.044715x³), t = tanh u)
     gelu''(x) = (1 − t²)(u' − x·t·u'² + ½x·u'')."""
 
-    differentiable_backward = True
     graph_inputs = (0, 1)
 
     @staticmethod
@@ -1213,8 +1131,6 @@ def _sigmoid_array(xp: Any, x: Any) -> Any:
 class Silu(Function):
     """y = x·σ(x);   dy/dx = σ(x)(1 + x(1 − σ(x)))."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -1229,8 +1145,6 @@ class Silu(Function):
 class SiluBackward(Function):
     """silu's backward, da = dy · σ(a)(1 + a(1 − σ(a))), as a Function of (dy, a);
     d(da)/d(dy) = the same slope,  d(da)/da = dy · σ(a)(1 − σ(a))(2 + a(1 − 2σ(a)))."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad, a):
@@ -1256,8 +1170,6 @@ class Elu(Function):
     At a nan x the slope is nan, as in PyTorch's vectorised kernel (its scalar loop, used for short
     tensors, gives 1 there instead)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, alpha):
         ctx.save_for_backward(a)
@@ -1276,7 +1188,6 @@ class EluBackward(Function):
     """elu's backward, da = dy where a > 0, else dy · α eᵃ, as a Function of (dy, a);
     d(da)/d(dy) = the same slope,  d(da)/da = 0 where a > 0, else dy · α eᵃ."""
 
-    differentiable_backward = True
     graph_inputs = (0, 1)
 
     @staticmethod
@@ -1302,8 +1213,6 @@ class EluBackward(Function):
 class Softplus(Function):
     """y = log(1 + e^(βx)) / β, and y = x where βx > threshold;   dy/dx = σ(βx) (1 beyond threshold)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, beta, threshold):
         ctx.save_for_backward(a)
@@ -1324,7 +1233,6 @@ class SoftplusBackward(Function):
     """softplus's backward, da = dy · σ(βa) (dy where βa > threshold), as a Function of (dy, a);
     d(da)/d(dy) = the same slope,  d(da)/da = dy · β σ(βa)(1 − σ(βa)) (0 beyond threshold)."""
 
-    differentiable_backward = True
     graph_inputs = (0, 1)
 
     @staticmethod

@@ -22,8 +22,6 @@ from minigrad.tensor import Tensor
 class MatMul(Function):
     """C = A @ B;   dA = dC @ Bᵀ,  dB = Aᵀ @ dC  (1-D operands treated as a row / a column)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
@@ -164,8 +162,6 @@ class Addmm(Function):
     ``nn.Linear`` on a batch is ``addmm(bias, x, W.t())``, as in PyTorch.
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
         ctx.save_for_backward(a, b)
@@ -211,8 +207,6 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 class Einsum(Function):
     """y = the sum over the indices missing from the output of the product of the operands;
     d y / d operandₖ = einsum of dy with the other operands, onto operandₖ's indices."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, equation, *operands):

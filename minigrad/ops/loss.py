@@ -119,8 +119,6 @@ class CrossEntropy(Function):
     """loss = −Σ_c q_c log_softmax(x)_c with q the (smoothed) one-hot target;  dℓ = −scale · q on the rows
     not ignored (exactly 0 on ignored rows, whatever they hold), dx = dℓ − softmax · Σ_c dℓ_c."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing):
         xp = get_array_module(input)
@@ -165,8 +163,6 @@ class CrossEntropyProbs(Function):
     """Soft targets q (x's shape): loss = −Σ_c w_c q_c log_softmax(x)_c;   dx = (Σ_c w_c q_c) p − w ⊙ q,
     dq = −w ⊙ log_softmax(x) (times 1 − ε with label smoothing ε)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, input, target, weight, reduction, label_smoothing):
         x = to_rows(input.array)
@@ -209,7 +205,6 @@ class NLL(Function):
 
     node_name = "NllLossBackward0"
     graph_inputs = (0,)  # the class indices carry no gradient: PyTorch's node has one input
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
@@ -238,7 +233,6 @@ class NllLossBackward(Function):
 
     node_name = "NllLossBackwardBackward0"
     graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, rows, target, weight, ignore_index, reduction):  # noqa: A002
@@ -296,8 +290,6 @@ class BinaryCrossEntropyWithLogits(Function):
     back to p's and w's shapes. (PyTorch refuses weight and pos_weight that require grad.)
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, input, target, weight, pos_weight, reduction):
         dtype = result_type(input, target).numpy
@@ -354,8 +346,6 @@ class BinaryCrossEntropy(Function):
 
     (PyTorch refuses a weight that requires grad.)
     """
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, target, weight, reduction):
@@ -459,8 +449,6 @@ class _DifferenceLoss(Function):
     Subclasses give f (``value``), f′ (``slope``) and f″ (``curvature``, piecewise constant) side by side;
     the derivative is :class:`DifferenceLossBackward`, whose own derivative uses f′ and f″."""
 
-    differentiable_backward = True
-
     @staticmethod
     def value(d: Any, parameter: float) -> Any:
         raise NotImplementedError
@@ -501,7 +489,6 @@ class DifferenceLossBackward(Function):
     """
 
     graph_inputs = (0, 1, 2)  # grad_output, input, target
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, target, diff, reduction, parameter, loss):  # noqa: A002
@@ -647,8 +634,6 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 class XLogX(Function):
     """y = x·log x with 0·log 0 = 0 (PyTorch's xlogy(x, x));  dy/dx = log x + 1, and at x = 0 PyTorch's
     xlogy(x ≠ 0, x) + x / x = nan."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):

@@ -48,8 +48,6 @@ def _reduced_count(shape: tuple, axes: tuple | None) -> int:
 class Sum(Function):
     """y = Σ a over ``dim``;   dy/da = 1 (the gradient is broadcast back)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
         _remember_shapes(ctx, a, axes, keepdim)
@@ -75,8 +73,6 @@ def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = N
 
 class Mean(Function):
     """y = (1/N) Σ a over ``dim``;   dy/da = 1/N."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim):
@@ -130,8 +126,6 @@ def _var_backward(ctx: Any, grad: Tensor, a: Tensor) -> Tensor:
 class Var(Function):
     """y = Σ (a - ā)² / (N - correction);   dy/da = 2 (a - ā) / (N - correction)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
         ctx.save_for_backward(a)
@@ -145,8 +139,6 @@ class Var(Function):
 
 class Std(Function):
     """y = sqrt(var(a));   dy/da = dvar/da / (2y), taken as 0 where y = 0 (constant data), as PyTorch."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
@@ -196,8 +188,6 @@ class Amax(Function):
     multiply δ by the 0/1 mask, as PyTorch's ``scale_grad_by_count`` does.
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
         _remember_shapes(ctx, a, axes, keepdim)
@@ -221,7 +211,6 @@ class AmaxBackward(Function):
     by the 0/1 mask). It is linear in dy: d(da)/d(dy) sums dx·hits / count back over the reduced axes.
     """
 
-    differentiable_backward = True
     node_name = "AmaxBackwardBackward0"
 
     @staticmethod
@@ -252,8 +241,6 @@ class AmaxBackward(Function):
 class MaxDim(Function):
     """(values, indices) = max of a along one ``dim``; the gradient goes to the chosen index
     (da = zeros with dvalues scattered to the indices along ``dim``)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis, keepdim, name):
@@ -349,8 +336,6 @@ class Prod(Function):
     of the backward is recorded (PyTorch's shortcut). (The route decides where a nan or inf ends up.)
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
         _remember_shapes(ctx, a, axes, keepdim)
@@ -418,8 +403,6 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 class Cumsum(Function):
     """yᵢ = Σ_{j≤i} aⱼ along ``dim``;   dL/daⱼ = Σ_{i≥j} dL/dyᵢ (the reversed cumulative sum)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axis, dtype):
         ctx.axis = axis
@@ -448,8 +431,6 @@ def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
     """y = log Σ eᵃ over ``dim``, as m + log Σ e^(a - m) with m = max a (no overflow);
     dy/da = e^(a - y) (the softmax)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim):
@@ -484,8 +465,6 @@ def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
     """y = (Σ |a|ᵖ)^(1/p) over ``dim`` (max |a| for p = inf, min for -inf, the count of non-zeros for 0);
     dy/da = sign(a) |a|ᵖ⁻¹ / yᵖ⁻¹ (a / y for p = 2), 0 where y = 0; for ±inf shared among the extremes."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, p, axes, keepdim):

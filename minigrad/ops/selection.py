@@ -104,8 +104,6 @@ def broadcast_to(a: Tensor, size: Any) -> Tensor:
 class Flip(Function):
     """y = a reversed along ``axes``;   da = dy reversed along them."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes):
         ctx.axes = axes
@@ -129,8 +127,6 @@ def flip(a: Tensor, *dims_args: Any, dims: Any = None) -> Tensor:
 class Roll(Function):
     """y = a shifted cyclically by ``shifts`` along ``axes``;   da = dy shifted back."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, shifts, axes):
         ctx.shifts, ctx.axes = shifts, axes
@@ -151,8 +147,6 @@ def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 
 class Repeat(Function):
     """y = a tiled ``reps`` times along each dimension;   da = the sum of dy's tiles."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, reps):
@@ -182,8 +176,6 @@ def repeat(a: Tensor, *sizes: Any) -> Tensor:
 
 class RepeatInterleave(Function):
     """y = each element of a along ``axis`` repeated ``repeats`` times in a row;   da = dy's runs summed."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, repeats, axis):
@@ -221,7 +213,6 @@ class IndexSelect(Function):
     """y = a's entries ``index`` along ``axis``;   da = dy added back at those entries (repeats add up)."""
 
     graph_inputs = (0,)  # the indices carry no gradient: PyTorch's node has one input
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, axis):
@@ -247,7 +238,6 @@ class MaskedFill(Function):
     summed to a's shape by the engine."""
 
     graph_inputs = (0,)  # the mask carries no gradient: PyTorch's node has one input
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, mask, value):
@@ -281,8 +271,6 @@ def masked_fill_(a: Tensor, mask: Tensor, value: Any) -> Tensor:
 class Triangle(Function):
     """y = a with the entries above (tril) or below (triu) diagonal ``k`` of the last two dims zeroed;
     da = dy zeroed the same way."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, k, lower):
@@ -319,8 +307,6 @@ def _diagonal_key(xp: Any, shape: tuple, k: int) -> tuple:
 class Diag(Function):
     """1-D v -> the square matrix with v on diagonal k;  2-D m -> its diagonal k.
     Backward: the other way round (the diagonal of dy, or dy placed on the diagonal of zeros)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, k):

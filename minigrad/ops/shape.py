@@ -21,8 +21,6 @@ class Reshape(Function):
     ``name`` is PyTorch's node for the call that reshapes (``ViewBackward0``, ``SqueezeBackward1``, ...).
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, shape, name):
         ctx.input_shape = a.array.shape
@@ -119,8 +117,6 @@ class Permute(Function):
     ``name`` is PyTorch's node for the call: ``PermuteBackward0``, ``TransposeBackward0`` or ``TBackward0``.
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, name):
         ctx.inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
@@ -165,8 +161,6 @@ class Expand(Function):
     """y = a broadcast to a larger shape (no copy);   da = dy summed over the broadcast axes
     (the new leading ones and those where a has size 1), then shaped as a."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, shape):
         ctx.input_shape = a.array.shape
@@ -199,8 +193,6 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
 class Cat(Function):
     """y = the inputs joined along ``axis``;   each input's gradient is its slice of dy (:class:`Split`)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
         ctx.axis = axis
@@ -217,7 +209,6 @@ class Split(Function):
     """(y₁, y₂, ...) = consecutive slices of a along ``axis``, of ``sizes`` (views);   da = the dyᵢ joined
     again (:class:`Cat`). The backward of ``cat``, with PyTorch's ``split_with_sizes`` node."""
 
-    differentiable_backward = True
     node_name = "SplitWithSizesBackward0"
 
     @staticmethod
@@ -240,8 +231,6 @@ class Stack(Function):
     """y = the inputs stacked along a new ``axis``;   input i's gradient is dy's slice i along ``axis``
     (:class:`Unbind`)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
         ctx.axis = axis
@@ -255,8 +244,6 @@ class Stack(Function):
 class Unbind(Function):
     """(y₀, y₁, ...) = a's slices along ``axis``, that axis removed (views);   da = the dyᵢ stacked again
     (:class:`Stack`). The backward of ``stack``, with PyTorch's ``unbind`` node."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis):
@@ -292,7 +279,6 @@ class ConstantPad(Function):
     """y = a with ``value`` added around it (cropped where a width is negative);   da = dy padded by the
     opposite widths (the padding is cut away, zeros fill what was cropped)."""
 
-    differentiable_backward = True
     node_name = "ConstantPadNdBackward0"
 
     @staticmethod
@@ -315,8 +301,6 @@ class ConstantPad(Function):
 class GatherPad(Function):
     """y = a[..., i(j)]: every output position j of a padded axis copies input position i(j);
     da = dy scattered back onto i(j), where several j share one i their gradients add up."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, key):

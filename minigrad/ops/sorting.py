@@ -36,8 +36,6 @@ class Select(Function):
     """(values, indices) = the first ``k`` of a's lines ordered along ``axis``;
     da = zeros with dvalues put back at indices (zeros.scatter(axis, indices, dvalues))."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axis, descending, k, name, sorted_=True):
         ctx._name = name

@@ -55,7 +55,6 @@ def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings:
 class Conv2dFunction(Function):
     """y = x ⋆ W + b by the chosen algorithm; the backward uses the algorithm the forward used."""
 
-    differentiable_backward = True
     node_name = "ConvolutionBackward0"
     graph_inputs = (0, 1, 2)  # input, weight, bias (None without one), as PyTorch
 
@@ -167,7 +166,6 @@ class Conv2dInputFunction(Function):
     caller (conv2d's backward) made it already.
     """
 
-    differentiable_backward = True
     node_name = "ConvolutionBackwardBackward0"
     graph_inputs = (0, 1)
 
@@ -203,7 +201,6 @@ class Conv2dWeightFunction(Function):
     kept for ``grad_weight`` (conv2d's backward passes both; None makes them afresh).
     """
 
-    differentiable_backward = True
     node_name = "ConvolutionBackwardBackward0"
     graph_inputs = (0, 1)
 
