@@ -19,7 +19,7 @@ from minigrad.backend import get_array_module
 from minigrad.ops._checks import reduction as checks
 from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, named_node, product, reduction_axes
 from minigrad.ops.elementwise import Where
-from minigrad.ops.shape import ConstantPad, Expand, Reshape
+from minigrad.ops.shape import ConstantPad, Expand, Unsqueeze, View
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -28,7 +28,7 @@ def _expand_back(reduced: Tensor, ctx: Any) -> Tensor:
     the reduced axes restored as size 1 where broadcasting alone would not line them up, then an
     ``expand`` (a view)."""
     if ctx.restore_axes:
-        reduced = Reshape.apply(reduced, ctx.kept_shape, "ViewBackward0")
+        reduced = View.apply(reduced, ctx.kept_shape)
     return Expand.apply(reduced, ctx.input_shape)
 
 
@@ -266,7 +266,7 @@ class MaxDim(Function):
         if not ctx.input_shape:
             return grad, None, None, None
         if not ctx.keepdim:
-            grad = Reshape.apply(grad, ctx.index.shape, "UnsqueezeBackward0")
+            grad = Unsqueeze.apply(grad, ctx.index.shape)
         zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
         return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None
 
@@ -359,8 +359,8 @@ class Prod(Function):
             xp = get_array_module(a)
             return Tensor(xp.zeros_like(a.array, dtype=grad.array.dtype)), None, None, None
         if ctx.axes is None:
-            flat = _exclusive_products(Reshape.apply(a, (-1,), "ViewBackward0"), 0)
-            without_self = Reshape.apply(flat, a.shape, "ViewBackward0")
+            flat = _exclusive_products(View.apply(a, (-1,)), 0)
+            without_self = View.apply(flat, a.shape)
         else:
             without_self = _exclusive_products(a, ctx.axes[0])
         return _expand_back(grad, ctx) * without_self, None, None, None

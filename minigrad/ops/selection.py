@@ -19,7 +19,7 @@ from minigrad.ops import shape as shape_ops
 from minigrad.ops._checks import selection as checks
 from minigrad.ops._checks import shape as shape_checks
 from minigrad.ops.reduction import Sum
-from minigrad.ops.shape import Reshape
+from minigrad.ops.shape import View
 from minigrad.tensor import Tensor, _normalize_dim
 
 # --- pieces: views of one dimension ----------------------------------------------------------
@@ -160,10 +160,10 @@ class Repeat(Function):
         split_shape = tuple(n for r, s in zip(ctx.reps, shape) for n in (r, s))  # (r0, s0, r1, s1, ...)
         if not split_shape:  # a 0-d tensor, no repeats
             return grad, None
-        tiles = Reshape.apply(grad, split_shape, "ViewBackward0")
+        tiles = View.apply(grad, split_shape)
         summed = Sum.apply(tiles, tuple(range(0, len(split_shape), 2)), False, None)
         if summed.shape != ctx.input_shape:  # more repeats than dims: the leading 1s go
-            summed = Reshape.apply(summed, ctx.input_shape, "ViewBackward0")
+            summed = View.apply(summed, ctx.input_shape)
         return summed, None
 
 
@@ -186,7 +186,7 @@ class RepeatInterleave(Function):
     def backward(ctx, grad):
         shape, axis = ctx.input_shape, ctx.axis
         split_shape = shape[:axis] + (shape[axis], ctx.repeats) + shape[axis + 1:]
-        runs = Reshape.apply(grad, split_shape, "ViewBackward0")
+        runs = View.apply(grad, split_shape)
         return Sum.apply(runs, (axis + 1,), False, None), None, None
 
 
