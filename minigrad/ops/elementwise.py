@@ -26,7 +26,6 @@ from minigrad.ops._util import (
     sign_array,
     zero_where,
 )
-from minigrad.performance.parallel import map_into
 from minigrad.tensor import Tensor
 
 
@@ -183,47 +182,40 @@ class SigmoidBackward(Function):
 
 
 class Relu(Function):  # PyTorch names its node ReluBackward0
-    """y = max(a, 0);   dy/da = 1 where a > 0 (also where a is nan), else 0."""
+    """y = max(a, 0);   da = dy where y > 0, else 0 (also where y is nan: nan passes, as in PyTorch).
+
+    The backward is PyTorch's ``threshold_backward``, the Function below: what a second derivative
+    differentiates (its node is PyTorch's ``ThresholdBackwardBackward0``).
+    """
 
     @staticmethod
     def forward(ctx, a):
         if a.dtype is _dtypes.bool:  # max(True, 0) has no meaning PyTorch accepts
             raise RuntimeError("Boolean inputs not supported for relu")
         x = a.array
-        # x where it is not negative: keeps -0.0 and nan, as PyTorch's (the backward's selection).
-        # Large arrays go in pieces on minigrad's threads (performance/parallel.py): the same numbers.
-        out = Tensor(map_into(_relu, get_array_module(a).empty_like(x), x, passes=3))
-        ctx.save_for_backward(out)
-        return out
+        y = Tensor(zero_where(x < 0, x))  # x, 0 where negative: keeps -0.0 and nan, as PyTorch's
+        ctx.save_for_backward(y)
+        return y
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return ThresholdBackward.apply(grad, out)
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad, y)
 
 
 class ThresholdBackward(Function):
-    """relu's backward (PyTorch's threshold_backward), da = dy where y > 0, else 0 (a nan y passes dy);
-    linear in dy and flat in y:  d(da)/d(dy) = the same selection,  d(da)/dy = 0."""
+    """relu's backward, da = dy where y > 0, else 0; linear in dy and flat in y:
+    d(da)/d(dy) = the same selection,  d(da)/dy = 0."""
 
     @staticmethod
-    def forward(ctx, grad, out):
-        ctx.save_for_backward(out)
-        g = grad.array
-        return Tensor(map_into(_relu_backward, get_array_module(grad).empty_like(g), out.array, g, passes=3))
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(y)
+        return Tensor(zero_where(y.array <= 0, grad.array))  # y <= 0 is false for nan: dy passes
 
     @staticmethod
     def backward(ctx, grad_grad):
-        (out,) = ctx.saved_tensors
-        return ThresholdBackward.apply(grad_grad, out), None
-
-
-def _relu(x: Any, out: Any) -> Any:
-    return zero_where(x < 0, x, out=out)
-
-
-def _relu_backward(y: Any, grad: Any, out: Any) -> Any:
-    return zero_where(y <= 0, grad, out=out)   # PyTorch's threshold_backward: nan passes
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad_grad, y), None
 
 
 class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
