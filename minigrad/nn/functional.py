@@ -413,7 +413,7 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return _pool1d.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
-from minigrad._unsupported import module_getattr  # noqa: E402
+from minigrad.compat.unsupported import module_getattr  # noqa: E402
 from minigrad.nn.attention import scaled_dot_product_attention  # noqa: E402, F401 (F.scaled_dot_product_attention)
 
 __getattr__ = module_getattr("minigrad.nn.functional")  # NotImplementedError for names left out on purpose

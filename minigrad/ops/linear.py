@@ -30,7 +30,7 @@ class Linear(Function):
     """
 
     node_name = "AddmmBackward0"
-    graph_inputs = (2, 0, 1)  # PyTorch's edges: b, x, Wᵀ
+    graph_inputs: tuple[int, ...] = (2, 0, 1)  # PyTorch's edges: b, x, Wᵀ
 
     @staticmethod
     def forward(ctx, x, weight_t, bias):

@@ -12,10 +12,10 @@ import math
 from typing import Any
 
 from minigrad import dtypes as _dtypes
-from minigrad import return_types
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.backend import get_array_module
+from minigrad.compat import return_types
 from minigrad.ops._checks import reduction as checks
 from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, named_node, product, reduction_axes
 from minigrad.ops.elementwise import Where

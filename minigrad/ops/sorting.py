@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import dtypes as _dtypes
-from minigrad import return_types
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
+from minigrad.compat import return_types
 from minigrad.ops.scatter import Scatter
 from minigrad.ops.topk_ties import topk_order
 from minigrad.tensor import Tensor, _normalize_dim
