@@ -33,25 +33,9 @@ from minigrad.tensor import Tensor
 
 # --- layout: classes last, one row per target ----------------------------------------------------
 
-def to_rows(x: Any) -> Any:
-    """(C,) -> (1, C);  (N, C) as is;  (N, C, d1, ...) -> (N·d1·..., C)."""
-    if x.ndim == 1:
-        return x.reshape(1, -1)
-    if x.ndim == 2:
-        return x
-    return get_array_module(x).moveaxis(x, 1, -1).reshape(-1, x.shape[1])
-
-
-def from_rows(rows: Any, shape: tuple) -> Any:
-    """The inverse of :func:`to_rows` for an input of ``shape``."""
-    if len(shape) <= 2:
-        return rows.reshape(shape)
-    moved = rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],))
-    return get_array_module(rows).moveaxis(moved, -1, 1)
-
-
 def rows_of(t: Tensor) -> Tensor:
-    """:func:`to_rows` in tensor operations (so that a backward using it can be differentiated)."""
+    """(C,) -> (1, C);  (N, C) as is;  (N, C, d1, ...) -> (N·d1·..., C). In tensor operations, so that
+    a backward using it can be differentiated (in a forward, grad mode is off: they record nothing)."""
     if t.ndim == 1:
         return t.reshape(1, -1)
     if t.ndim == 2:
@@ -60,7 +44,7 @@ def rows_of(t: Tensor) -> Tensor:
 
 
 def unrows(rows: Tensor, shape: tuple) -> Tensor:
-    """:func:`from_rows` in tensor operations."""
+    """The inverse of :func:`rows_of` for an input of ``shape``."""
     if len(shape) <= 2:
         return rows.reshape(shape)
     return rows.reshape((shape[0],) + tuple(shape[2:]) + (shape[1],)).movedim(-1, 1)
@@ -92,21 +76,12 @@ def _reduce(per_row: Any, reduction: str, total_weight: Any, target_shape: tuple
         return per_row.sum() / total_weight
 
 
-def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Any:
+def _row_scale(grad: Tensor, reduction: str, total_weight: Any) -> Tensor:
     """How much each row's loss contributes to the output: ∂ out / ∂ lossᵢ, shaped (M, 1) or scalar.
 
-    A 'mean' over no weight at all (every target ignored) is NaN; its gradient is 0, as in PyTorch.
+    A 'mean' over no weight at all (every target ignored) is NaN; its gradient is 0, as in PyTorch
+    (Σ aᵢ = 0 means every aᵢ = 0: any finite scale will do).
     """
-    g = grad.array
-    if reduction == "none":
-        return g.reshape(-1, 1)
-    if reduction == "sum":
-        return g
-    return g / (total_weight + (total_weight == 0))  # Σ aᵢ = 0 means every aᵢ = 0: any finite scale
-
-
-def _row_scale_tensor(grad: Tensor, reduction: str, total_weight: Any) -> Tensor:
-    """:func:`_row_scale` in tensor operations."""
     if reduction == "none":
         return grad.reshape(-1, 1)
     if reduction == "sum":
@@ -122,7 +97,7 @@ class CrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction, label_smoothing):
         xp = get_array_module(input)
-        x = to_rows(input.array)
+        x = rows_of(input).array
         classes = x.shape[1]
         logp = log_softmax_array(x, axis=1)
         a = _row_weights(ctx, target, weight, ignore_index, x.dtype)
@@ -146,7 +121,7 @@ class CrossEntropy(Function):
         reduction, smoothing, input_shape = ctx.settings
         rows = rows_of(input)
         classes = rows.shape[1]
-        scale = _row_scale_tensor(grad, reduction, ctx.total_weight)
+        scale = _row_scale(grad, reduction, ctx.total_weight)
         valid = ctx.valid[:, None]
         picked = Tensor((xp.arange(classes) == ctx.classes[:, None]) & valid)
         grad_logp = where(picked, scale * Tensor(-ctx.row_weight[:, None] * (1 - smoothing)), 0.0)
@@ -165,9 +140,9 @@ class CrossEntropyProbs(Function):
 
     @staticmethod
     def forward(ctx, input, target, weight, reduction, label_smoothing):
-        x = to_rows(input.array)
+        x = rows_of(input).array
         classes = x.shape[1]
-        q = to_rows(target.array)
+        q = rows_of(target).array
         if label_smoothing > 0:
             q = q * (1 - label_smoothing) + label_smoothing / classes
         w = 1 if weight is None else weight.array.astype(x.dtype, copy=False)
@@ -187,7 +162,7 @@ class CrossEntropyProbs(Function):
             q = q * (1 - smoothing) + smoothing / rows.shape[1]
         w = None if weight is None else Tensor(weight.array.astype(rows.dtype.numpy, copy=False))
         weighted_q = q if w is None else w * q
-        scale = _row_scale_tensor(grad, reduction, count)
+        scale = _row_scale(grad, reduction, count)
         grad_input = grad_target = None
         if ctx.needs_input_grad[0]:
             grad_rows = scale * (weighted_q.sum(1, keepdim=True) * rows.softmax(1) - weighted_q)
@@ -209,7 +184,7 @@ class NLL(Function):
     @staticmethod
     def forward(ctx, input, target, weight, ignore_index, reduction):
         xp = get_array_module(input)
-        logp = to_rows(input.array)
+        logp = rows_of(input).array
         a = _row_weights(ctx, target, weight, ignore_index, logp.dtype)
         picked = xp.take_along_axis(logp, ctx.classes[:, None], axis=1)[:, 0]
         ctx.total_weight = a.sum()
@@ -238,13 +213,13 @@ class NllLossBackward(Function):
     def forward(ctx, grad_output, input, rows, target, weight, ignore_index, reduction):  # noqa: A002
         xp = get_array_module(grad_output)
         classes, valid, row_weight, total_weight = rows
-        scale = _row_scale(grad_output, reduction, total_weight)
+        scale = _row_scale(grad_output, reduction, total_weight).array
         input_shape = tuple(input.shape)
         columns = input_shape[1] if len(input_shape) > 1 else input_shape[0]
         picked = (xp.arange(columns) == classes[:, None]) & valid[:, None]  # a scatter without add.at
         grad_rows = grad_where(picked, -row_weight[:, None] * scale)
         ctx.arguments = (target, weight, ignore_index, reduction)
-        return Tensor(from_rows(grad_rows.astype(grad_output.array.dtype, copy=False), input_shape))
+        return unrows(Tensor(grad_rows.astype(grad_output.array.dtype, copy=False)), input_shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -252,12 +227,6 @@ class NllLossBackward(Function):
 
 
 # --- binary cross-entropy: elementwise, one loss per element ------------------------------------------
-
-def softplus_neg(x: Any) -> Any:
-    """softplus(−x) = log(1 + e⁻ˣ) = −log σ(x), as max(−x, 0) + log1p(e^−|x|): no exponent is positive."""
-    xp = get_array_module(x)
-    return xp.maximum(-x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
-
 
 def _reduce_elements(loss: Any, reduction: str) -> Any:
     if reduction == "none":
@@ -294,7 +263,7 @@ class BinaryCrossEntropyWithLogits(Function):
     def forward(ctx, input, target, weight, pos_weight, reduction):
         dtype = result_type(input, target).numpy
         x, y, p, w = _as_arrays(dtype, input, target, pos_weight, weight)
-        loss = _logits_unweighted(x, y, p, softplus_neg(x))
+        loss = _logits_unweighted(x, y, p, softplus_neg(Tensor(x)).array)
         if w is not None:
             loss = loss * w
         ctx.reduction = reduction
@@ -310,7 +279,7 @@ class BinaryCrossEntropyWithLogits(Function):
         scale = _element_scale(grad, ctx.reduction, x.numel())
         weighted = scale if w is None else scale * w
         need_x, need_y, need_w, need_p, _ = ctx.needs_input_grad
-        softplus = softplus_neg_of(x) if need_y or need_w or need_p else None
+        softplus = softplus_neg(x) if need_y or need_w or need_p else None
         grad_x = grad_y = grad_w = grad_p = None
         if need_x:
             if p is None:
@@ -327,8 +296,8 @@ class BinaryCrossEntropyWithLogits(Function):
         return grad_x, grad_y, grad_w, grad_p, None
 
 
-def softplus_neg_of(x: Tensor) -> Tensor:
-    """:func:`softplus_neg` in tensor operations: max(−x, 0) + log1p(e^−|x|)."""
+def softplus_neg(x: Tensor) -> Tensor:
+    """softplus(−x) = log(1 + e⁻ˣ) = −log σ(x), as max(−x, 0) + log1p(e^−|x|): no exponent is positive."""
     return (-x).clamp(min=0) + (-x.abs()).exp().log1p()
 
 
