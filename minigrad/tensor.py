@@ -238,8 +238,8 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None:  # a view whose base changed in place takes the base's new history
-            inplace.refresh_view(self)
+        if self._view is not None and self._view.version != self._version:
+            inplace.refresh_view(self)  # a view whose base changed in place takes the base's new history
         return self._requires_grad
 
     @requires_grad.setter
@@ -285,8 +285,8 @@ class Tensor:
 
     @property
     def grad_fn(self) -> Any:
-        if self._base is not None:
-            inplace.refresh_view(self)
+        if self._view is not None and self._view.version != self._version:
+            inplace.refresh_view(self)  # as in ``requires_grad``
         return self._grad_fn
 
     @property
