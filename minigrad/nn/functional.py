@@ -8,7 +8,7 @@ operation runs (Tensor arguments, the type of flags), and ``batch_norm`` its ``e
     max/avg_pool2d, adaptive_*_pool2d   ops/pool.py  max/avg_pool1d          ops/pool1d.py
     batch_norm, layer_norm  ops/normalization.py dropout, dropout2d       ops/dropout.py
     every loss (cross_entropy ... kl_div)        ops/loss.py, ops/elementwise_losses.py
-    relu, leaky_relu, gelu, silu, elu, softplus, sigmoid, tanh             ops/elementwise.py
+    relu, leaky_relu, gelu, silu, elu, softplus, sigmoid, tanh             ops/activations.py
     softmax, log_softmax, softmin   ops/softmax.py   embedding           ops/embedding.py
     normalize, cosine_similarity, pairwise_distance                        ops/distance.py
     one_hot                 ops/scatter.py       pad                      ops/shape.py
@@ -23,10 +23,10 @@ from typing import Any
 
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.nn import grad  # noqa: F401  (``F.grad.conv2d_input``, as ``torch.nn.functional.grad``)
+from minigrad.ops import activations as _activations
 from minigrad.ops import conv as _conv
 from minigrad.ops import distance as _distance
 from minigrad.ops import dropout as _dropout
-from minigrad.ops import elementwise as _elementwise
 from minigrad.ops import elementwise_losses as _elementwise_losses
 from minigrad.ops import embedding as _embedding
 from minigrad.ops import linear as _linear
@@ -131,7 +131,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)."""
     check_tensor_arguments("relu", {"input": input})
-    return input.relu_() if inplace else _elementwise.relu(input)
+    return input.relu_() if inplace else _activations.relu(input)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -140,20 +140,20 @@ def relu_(input: Tensor) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope·x."""
-    return _elementwise.leaky_relu(input, negative_slope, inplace)
+    return _activations.leaky_relu(input, negative_slope, inplace)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    return _elementwise.leaky_relu(input, negative_slope, inplace=True)
+    return _activations.leaky_relu(input, negative_slope, inplace=True)
 
 
 def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + e⁻ˣ)."""
-    return _elementwise.sigmoid(input)
+    return _activations.sigmoid(input)
 
 
 def tanh(input: Tensor) -> Tensor:
-    return _elementwise.tanh(input)
+    return _activations.tanh(input)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
@@ -334,22 +334,22 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x·Φ(x) with Φ the standard normal CDF ('tanh': its tanh approximation)."""
-    return _elementwise.gelu(input, approximate)
+    return _activations.gelu(input, approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x·σ(x)."""
-    return _elementwise.silu(input, inplace)
+    return _activations.silu(input, inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else α(eˣ − 1)."""
-    return _elementwise.elu(input, alpha, inplace)
+    return _activations.elu(input, alpha, inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx)) / β, and x where βx > threshold."""
-    return _elementwise.softplus(input, beta, threshold)
+    return _activations.softplus(input, beta, threshold)
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
