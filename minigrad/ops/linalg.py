@@ -217,7 +217,7 @@ class Einsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.reduction import Sum  # noqa: PLC0415 (reduction builds on the shape ops)
+        from minigrad.ops.reduction import SumDims  # noqa: PLC0415 (reduction builds on the shape ops)
 
         operands = ctx.saved_tensors
         grads = []
@@ -234,7 +234,7 @@ class Einsum(Function):
             g = View.apply(g, restored)
             summed = tuple(i for i, (n, m) in enumerate(zip(t.shape, g.shape)) if n == 1 and m != 1)
             if summed:  # a size-1 dim that broadcast in the forward
-                g = Sum.apply(g, summed, True, None)
+                g = SumDims.apply(g, summed, True, None)
             grads.append(g if g.shape == t.shape else Expand.apply(g, t.shape))
         return (None, *grads)
 

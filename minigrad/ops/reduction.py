@@ -17,7 +17,7 @@ from minigrad.autograd.grad_mode import _GradMode
 from minigrad.backend import get_array_module
 from minigrad.compat import return_types
 from minigrad.ops._checks import reduction as checks
-from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, named_node, product, reduction_axes
+from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, product, reduction_axes
 from minigrad.ops.elementwise import Where
 from minigrad.ops.shape import ConstantPad, Expand, Unsqueeze, View
 from minigrad.tensor import ALL_DIMS, Tensor
@@ -51,8 +51,6 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
         _remember_shapes(ctx, a, axes, keepdim)
-        if axes is not None:
-            ctx._name = "SumBackward1"  # PyTorch's overload with dims (the backwards of expand, repeat, ...)
         array = a.array
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64  # integer and bool sums are int64, as in PyTorch
@@ -65,10 +63,16 @@ class Sum(Function):
         return _expand_back(grad, ctx), None, None, None
 
 
+class SumDims(Sum):
+    """``sum(a, dim)``: PyTorch's overload with dims (also the backward of expand, repeat, ...)."""
+
+    node_name = "SumBackward1"
+
+
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     axes = reduction_axes(checks.dims_given(dim, keepdim, "sum"), a.ndim)
-    out = Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
-    return out if dim is ALL_DIMS else named_node(out, "SumBackward1")
+    op = Sum if dim is ALL_DIMS else SumDims
+    return op.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
 
 
 class Mean(Function):
@@ -90,13 +94,18 @@ class Mean(Function):
         return _expand_back(grad, ctx) / builtins.max(ctx.count, 1), None, None
 
 
+class MeanDims(Mean):
+    """``mean(a, dim)``: PyTorch's overload with dims."""
+
+    node_name = "MeanBackward1"
+
+
 def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     dim = checks.dims_given(dim, keepdim, "mean")
     if dtype is not None:
         a = a.to(_dtypes.dtype_argument(dtype, "mean"))
     checks.check_mean_dtype(a)
-    out = Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
-    return out if dim is None else named_node(out, "MeanBackward1")
+    return (Mean if dim is None else MeanDims).apply(a, reduction_axes(dim, a.ndim), keepdim)
 
 
 def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float) -> Any:
@@ -115,7 +124,7 @@ def _var_backward(ctx: Any, grad: Tensor, a: Tensor) -> Tensor:
     """d var / da = 2 (a - ā) / (N - correction), with PyTorch's values when N - correction <= 0."""
     g = _expand_back(grad, ctx)
     dof = ctx.count - ctx.correction
-    centred = a - Sum.apply(a, ctx.axes, True, None) / ctx.count
+    centred = a - (Sum if ctx.axes is None else SumDims).apply(a, ctx.axes, True, None) / ctx.count
     if dof <= 0 and ctx.axes is None:  # PyTorch's convention for a full reduction: nan at ā, else inf
         x = centred.array
         xp = get_array_module(x)
@@ -234,7 +243,8 @@ class AmaxBackward(Function):
     def backward(ctx, grad):
         hits = Tensor(ctx.hits)
         routed = Where.apply(hits, grad, 0) if ctx.kind in ("max", "min") else grad * hits
-        grad_grad = Sum.apply(routed / Tensor(ctx.count), ctx.axes, ctx.keepdim, None)
+        grad_grad = (Sum if ctx.axes is None else SumDims).apply(routed / Tensor(ctx.count), ctx.axes,
+                                                                 ctx.keepdim, None)
         return grad_grad, None, None, None, None, None
 
 

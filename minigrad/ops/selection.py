@@ -18,7 +18,7 @@ from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
 from minigrad.ops._checks import selection as checks
 from minigrad.ops._checks import shape as shape_checks
-from minigrad.ops.reduction import Sum
+from minigrad.ops.reduction import SumDims
 from minigrad.ops.shape import View
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -161,7 +161,7 @@ class Repeat(Function):
         if not split_shape:  # a 0-d tensor, no repeats
             return grad, None
         tiles = View.apply(grad, split_shape)
-        summed = Sum.apply(tiles, tuple(range(0, len(split_shape), 2)), False, None)
+        summed = SumDims.apply(tiles, tuple(range(0, len(split_shape), 2)), False, None)
         if summed.shape != ctx.input_shape:  # more repeats than dims: the leading 1s go
             summed = View.apply(summed, ctx.input_shape)
         return summed, None
@@ -187,7 +187,7 @@ class RepeatInterleave(Function):
         shape, axis = ctx.input_shape, ctx.axis
         split_shape = shape[:axis] + (shape[axis], ctx.repeats) + shape[axis + 1:]
         runs = View.apply(grad, split_shape)
-        return Sum.apply(runs, (axis + 1,), False, None), None, None
+        return SumDims.apply(runs, (axis + 1,), False, None), None, None
 
 
 def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,

@@ -216,13 +216,13 @@ class Expand(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.reduction import Sum  # noqa: PLC0415 (reduction's backward expands)
+        from minigrad.ops.reduction import SumDims  # noqa: PLC0415 (reduction's backward expands)
 
         if not ctx.axes:
             return grad, None
         if ctx.only_leading:  # summing the new axes away leaves a's shape
-            return Sum.apply(grad, ctx.axes, False, None), None
-        summed = Sum.apply(grad, ctx.axes, True, None)
+            return SumDims.apply(grad, ctx.axes, False, None), None
+        summed = SumDims.apply(grad, ctx.axes, True, None)
         if summed.shape != ctx.input_shape:
             summed = View.apply(summed, ctx.input_shape)
         return summed, None
