@@ -65,7 +65,7 @@ class SqueezeDims(Reshape):
     node_name = "SqueezeBackward2"
 
 
-class SqueezeDim_(Reshape):  # noqa: N801 (PyTorch's in-place name)
+class SqueezeDim_(Reshape):  # PyTorch's in-place name
     """``squeeze_(dim)``, which PyTorch's ``matmul`` and ``linear`` apply to a vector's product."""
 
     node_name = "SqueezeBackward4"

@@ -7,13 +7,13 @@ a few of those checks are kept here against ``torch`` so that they stay matched.
 
 from __future__ import annotations
 
-import minigrad.utils.data as mud
 import numpy
 import pytest
 from _reference import plain, reference
 from _torch import require_torch
 
 import minigrad as mg
+import minigrad.utils.data as mud
 from minigrad.data import ConcatDataset, DataLoader, Dataset, Subset, TensorDataset, default_collate
 
 
