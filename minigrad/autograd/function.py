@@ -62,9 +62,10 @@ class Node:
 
     @_name.setter
     def _name(self, name: str) -> None:
-        """Where one Function stands for several of PyTorch's nodes (``t``, ``transpose`` and
-        ``permute`` are one Permute), the node becomes an instance of a subclass of that name,
-        so that ``type(grad_fn).__name__`` is PyTorch's too."""
+        """Where the PyTorch overload a node stands for is known only when the op runs (``pow`` of a
+        tensor or of a number), the node becomes an instance of a subclass of that name, so that
+        ``type(grad_fn).__name__`` is PyTorch's too. (A name known in advance is a subclass of
+        the Function instead: ``T`` and ``Transpose`` are ``Permute``.)"""
         if name != type(self).__name__:
             self.__class__ = _renamed_class(type(self), name)
 
