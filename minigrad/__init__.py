@@ -11,7 +11,11 @@ The package in layers, each building on the ones below (docs/architecture.md dra
     ops             ops/: the maths, one Function per operation, forward and backward side by side
     core            tensor.py, functions.py (mg.sum, ...), autograd/ (Function, the backward engine)
     arrays          backend.py (NumPy or CuPy), dtypes.py, creation.py, random.py, serialization.py,
-                    memory.py, threads.py; cuda.py, backends/, accelerator.py as PyTorch has them
+                    memory.py, threads.py
+
+    compat/ holds PyTorch's module paths that are not the core (``minigrad.cuda``,
+    ``minigrad.backends``, ``minigrad.accelerator``, ``minigrad.utils.data``, the legacy tensor
+    types, the names left out on purpose); each is importable under PyTorch's path.
 
     performance/ (the thread pool, memory-order copies) and ops/conv/algo_im2col_tuned.py are
     speed only: optional reading, computing exactly what the plain code computes.
@@ -20,7 +24,8 @@ The package in layers, each building on the ones below (docs/architecture.md dra
 
 from minigrad._version import __version__
 from minigrad.tensor import Size, Tensor
-from minigrad import accelerator, autograd, backend, backends, cuda, dtypes, memory
+from minigrad import autograd, backend, dtypes, memory
+from minigrad.compat import accelerator, backends, cuda  # PyTorch's device modules
 from minigrad.autograd import (
     enable_grad,
     inference_mode,
@@ -37,15 +42,16 @@ from minigrad.dtypes import (bool, dtype, float16, float32, float64, get_default
                              int64, promote_types, result_type, set_default_dtype, uint8)
 from minigrad.functions import *  # noqa: F403  (sum, mean, exp, cat, where, ...)
 from minigrad.functions import abs, max, min, pow, sum
-from minigrad.legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
-                             IntTensor, LongTensor, ShortTensor)
+from minigrad.compat.legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,
+                                    HalfTensor, IntTensor, LongTensor, ShortTensor)
 from minigrad.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from minigrad._formatting import set_printoptions
 from minigrad.serialization import load, save
 from minigrad.threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                               set_num_threads)
-from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
-from minigrad import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
+from minigrad import data, nn, optim  # torch.nn, torch.optim as in PyTorch
+from minigrad.compat import utils  # torch.utils.data
+from minigrad.compat import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
 from minigrad import testing  # torch.testing.assert_close as in PyTorch
 
 float = float32  # noqa: A001  (PyTorch's aliases)
@@ -70,11 +76,14 @@ __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend"
            "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 # Course surface found by the survey in docs/compatibility.md; names left out on purpose raise
-# NotImplementedError (minigrad/_unsupported.py) instead of AttributeError.
-from minigrad import xpu  # noqa: E402
+# NotImplementedError (minigrad/compat/unsupported.py) instead of AttributeError.
+from minigrad.compat import xpu  # noqa: E402
 from minigrad.ops.sampling import bernoulli, normal  # noqa: E402
 from minigrad.dtypes import finfo, iinfo  # noqa: E402
-from minigrad._unsupported import module_getattr as _module_getattr  # noqa: E402
+from minigrad.compat.unsupported import module_getattr as _module_getattr  # noqa: E402
+from minigrad.compat import register_pytorch_paths as _register_pytorch_paths  # noqa: E402
+
+_register_pytorch_paths()  # import minigrad.cuda, minigrad.backends.cudnn, ... as in PyTorch
 
 from math import e, inf, nan, pi  # noqa: E402  (torch.inf, torch.pi ...)
 __all__ += ["xpu", "normal", "bernoulli", "finfo", "iinfo", "inf", "nan", "pi", "e"]

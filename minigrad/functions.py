@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
-from minigrad.ops import arithmetic, comparison, elementwise, linalg, reduction
+from minigrad.ops import activations, arithmetic, comparison, elementwise, linalg, reduction, rounding
 from minigrad.ops import histogram as _histogram_ops
 from minigrad.ops import sampling as _sampling
 from minigrad.ops import scatter as _scatter_ops
@@ -105,10 +105,10 @@ log = _writing_out(_on_tensor(elementwise.log))
 sqrt = _writing_out(_on_tensor(elementwise.sqrt))
 sin = _writing_out(_on_tensor(elementwise.sin))
 cos = _writing_out(_on_tensor(elementwise.cos))
-tanh = _writing_out(_on_tensor(elementwise.tanh))
-sigmoid = _writing_out(_on_tensor(elementwise.sigmoid))
-relu = _on_tensor(elementwise.relu)
-clamp = clip = _writing_out(_on_tensor(elementwise.clamp))
+tanh = _writing_out(_on_tensor(activations.tanh))
+sigmoid = _writing_out(_on_tensor(activations.sigmoid))
+relu = _on_tensor(activations.relu)
+clamp = clip = _writing_out(_on_tensor(rounding.clamp))
 maximum = _writing_out(elementwise.maximum)
 minimum = _writing_out(elementwise.minimum)
 where = _writing_out(elementwise.where)
@@ -126,11 +126,11 @@ argmax = _writing_out(numpy_keywords(_on_tensor(reduction.argmax)))
 argmin = _writing_out(numpy_keywords(_on_tensor(reduction.argmin)))
 
 # more math: rounding, logs, trigonometry, nan handling, reductions and products
-sign = _writing_out(_on_tensor(elementwise.sign))
-round = _writing_out(_on_tensor(elementwise.round))
-floor = _writing_out(_on_tensor(elementwise.floor))
-ceil = _writing_out(_on_tensor(elementwise.ceil))
-trunc = fix = _writing_out(_on_tensor(elementwise.trunc))
+sign = _writing_out(_on_tensor(rounding.sign))
+round = _writing_out(_on_tensor(rounding.round))
+floor = _writing_out(_on_tensor(rounding.floor))
+ceil = _writing_out(_on_tensor(rounding.ceil))
+trunc = fix = _writing_out(_on_tensor(rounding.trunc))
 log1p = _writing_out(_on_tensor(elementwise.log1p))
 expm1 = _writing_out(_on_tensor(elementwise.expm1))
 square = _writing_out(_on_tensor(elementwise.square))
@@ -146,8 +146,8 @@ cosh = _writing_out(_on_tensor(elementwise.cosh))
 log2 = _writing_out(_on_tensor(elementwise.log2))
 log10 = _writing_out(_on_tensor(elementwise.log10))
 erf = _writing_out(_on_tensor(elementwise.erf))
-clamp_min = _writing_out(_on_tensor(elementwise.clamp_min))
-clamp_max = _writing_out(_on_tensor(elementwise.clamp_max))
+clamp_min = _writing_out(_on_tensor(rounding.clamp_min))
+clamp_max = _writing_out(_on_tensor(rounding.clamp_max))
 nan_to_num = _writing_out(_on_tensor(elementwise.nan_to_num))
 lerp = _writing_out(_on_tensor(elementwise.lerp))
 isinf = _on_tensor(comparison.isinf)

@@ -238,8 +238,8 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        if self._base is not None:  # a view whose base changed in place takes the base's new history
-            inplace.refresh_view(self)
+        if self._view is not None and self._view.version != self._version:
+            inplace.refresh_view(self)  # a view whose base changed in place takes the base's new history
         return self._requires_grad
 
     @requires_grad.setter
@@ -285,8 +285,8 @@ class Tensor:
 
     @property
     def grad_fn(self) -> Any:
-        if self._base is not None:
-            inplace.refresh_view(self)
+        if self._view is not None and self._view.version != self._version:
+            inplace.refresh_view(self)  # as in ``requires_grad``
         return self._grad_fn
 
     @property
@@ -632,10 +632,10 @@ class Tensor:
         return inplace.apply(self, "neg_", arithmetic.neg)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
-        return inplace.apply(self, "clamp_", lambda t: elementwise.clamp(t, min, max))
+        return inplace.apply(self, "clamp_", lambda t: rounding.clamp(t, min, max))
 
     def relu_(self) -> Tensor:
-        return inplace.apply(self, "relu_", elementwise.relu)
+        return inplace.apply(self, "relu_", activations.relu)
 
     def abs_(self) -> Tensor:
         return inplace.apply(self, "abs_", elementwise.abs)
@@ -650,10 +650,10 @@ class Tensor:
         return inplace.apply(self, "sqrt_", elementwise.sqrt)
 
     def sigmoid_(self) -> Tensor:
-        return inplace.apply(self, "sigmoid_", elementwise.sigmoid)
+        return inplace.apply(self, "sigmoid_", activations.sigmoid)
 
     def tanh_(self) -> Tensor:
-        return inplace.apply(self, "tanh_", elementwise.tanh)
+        return inplace.apply(self, "tanh_", activations.tanh)
 
     def copy_(self, source: Any) -> Tensor:
         return inplace.apply(self, "copy_", lambda t: conversion.copy_into(t, source), source)
@@ -843,16 +843,16 @@ class Tensor:
         return elementwise.cos(self)
 
     def tanh(self) -> Tensor:
-        return elementwise.tanh(self)
+        return activations.tanh(self)
 
     def sigmoid(self) -> Tensor:
-        return elementwise.sigmoid(self)
+        return activations.sigmoid(self)
 
     def relu(self) -> Tensor:
-        return elementwise.relu(self)
+        return activations.relu(self)
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-        return elementwise.clamp(self, min, max)
+        return rounding.clamp(self, min, max)
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
         """``self`` where ``condition`` holds, else ``other`` (as ``mg.where(condition, self, other)``)."""
@@ -918,19 +918,19 @@ class Tensor:
 
     # more math: rounding, logs, trigonometry, nan handling, reductions and products
     def sign(self) -> Tensor:
-        return elementwise.sign(self)
+        return rounding.sign(self)
 
     def round(self, *, decimals: _int = 0) -> Tensor:
-        return elementwise.round(self, decimals=decimals)
+        return rounding.round(self, decimals=decimals)
 
     def floor(self) -> Tensor:
-        return elementwise.floor(self)
+        return rounding.floor(self)
 
     def ceil(self) -> Tensor:
-        return elementwise.ceil(self)
+        return rounding.ceil(self)
 
     def trunc(self) -> Tensor:
-        return elementwise.trunc(self)
+        return rounding.trunc(self)
 
     def log1p(self) -> Tensor:
         return elementwise.log1p(self)
@@ -980,10 +980,10 @@ class Tensor:
         return elementwise.erf(self)
 
     def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
-        return elementwise.clamp_min(self, min)
+        return rounding.clamp_min(self, min)
 
     def clamp_max(self, max: Any) -> Tensor:  # noqa: A002
-        return elementwise.clamp_max(self, max)
+        return rounding.clamp_max(self, max)
 
     def nan_to_num(self, nan: _float = 0.0, posinf: _float | None = None,
                    neginf: _float | None = None) -> Tensor:
@@ -1300,6 +1300,7 @@ from minigrad.ops import (arithmetic, comparison, conversion, elementwise, index
 from minigrad.ops import shape as shape_ops  # noqa: E402
 from minigrad.ops import scatter as scatter_ops  # noqa: E402
 from minigrad.ops import selection, sorting  # noqa: E402
+from minigrad.ops import activations, rounding  # noqa: E402
 from minigrad.ops import histogram as histogram_ops  # noqa: E402
 from minigrad.ops import sampling  # noqa: E402
 from minigrad import creation  # noqa: E402

@@ -7,6 +7,7 @@ from typing import Any
 
 from minigrad.autograd.engine import run_backward
 from minigrad.autograd.function import accumulate_grad
+from minigrad.backend import get_array_module
 from minigrad.tensor import Tensor
 
 
@@ -20,8 +21,6 @@ def _as_list(values: Any) -> list:
 
 def _root_gradients(outputs: list, grad_outputs: list) -> list:
     """One gradient per output: given, or ones for a one-element output."""
-    from minigrad.creation import ones_like  # noqa: PLC0415
-
     if grad_outputs and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} gradients "
                            f"for {len(outputs)} outputs")
@@ -35,7 +34,7 @@ def _root_gradients(outputs: list, grad_outputs: list) -> list:
             if out.numel() != 1:
                 raise RuntimeError(f"grad can be implicitly created only for scalar outputs (the output has "
                                    f"shape {list(out.shape)}; pass a gradient of that shape)")
-            grad = ones_like(out)
+            grad = Tensor(get_array_module(out).ones_like(out.array))  # dout/dout = 1
         elif not isinstance(grad, Tensor):
             raise TypeError(f"gradients must be Tensors, got {type(grad).__name__}")
         elif grad.shape != out.shape:

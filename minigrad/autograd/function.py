@@ -21,6 +21,10 @@ from minigrad.tensor import Tensor
 __all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "accumulate_grad", "once_differentiable",
            "check_same_device"]
 
+# Where minigrad's own ops are defined. A Function anywhere else (a user's, a course's) is a
+# user's Function, as in PyTorch: its node is ``<Name>Backward`` and ``apply`` always records.
+BUILTIN_PACKAGES = ("minigrad.ops.", "minigrad.autograd.")
+
 _sequence = itertools.count()  # creation order of nodes; backward runs newest first
 _LEAF_PRIORITY = float("inf")
 
@@ -58,9 +62,10 @@ class Node:
 
     @_name.setter
     def _name(self, name: str) -> None:
-        """Where one Function stands for several of PyTorch's nodes (``t``, ``transpose`` and
-        ``permute`` are one Permute), the node becomes an instance of a subclass of that name,
-        so that ``type(grad_fn).__name__`` is PyTorch's too."""
+        """Where the PyTorch overload a node stands for is known only when the op runs (``pow`` of a
+        tensor or of a number), the node becomes an instance of a subclass of that name, so that
+        ``type(grad_fn).__name__`` is PyTorch's too. (A name known in advance is a subclass of
+        the Function instead: ``T`` and ``Transpose`` are ``Permute``.)"""
         if name != type(self).__name__:
             self.__class__ = _renamed_class(type(self), name)
 
@@ -275,19 +280,17 @@ class Function:
     _backward_cls: type[BackwardCFunction] = BackwardCFunction
     _uses_setup_context = False  # set per subclass: PyTorch 2's forward(*args) + setup_context
     node_name: str | None = None
-    differentiable_backward: bool | None = None
+    """The node's name where PyTorch's differs from ``<ClassName>Backward0`` (``ConvolutionBackward0``)."""
+    differentiable_backward = True
     """Whether ``backward`` is written in minigrad's tensor operations, so that with
-    ``create_graph=True`` it is recorded and can be differentiated again.
-
-    None means the default: True for a user's Function (PyTorch's contract: a backward made
-    of tensor operations is differentiable), False for a built-in op that does not say so.
-    A backward that is not differentiable is treated as ``@once_differentiable`` when a
-    graph of it is asked for: differentiating its result raises PyTorch's error, rather than
-    silently giving a zero second derivative.
+    ``create_graph=True`` it is recorded and can be differentiated again: PyTorch's contract,
+    and true of every built-in op. A Function whose backward computes on raw arrays says False;
+    it is then treated as ``@once_differentiable`` when a graph of it is asked for:
+    differentiating its result raises PyTorch's error, rather than silently giving a zero
+    second derivative.
     """
     _backward_is_differentiable = True  # differentiable_backward, resolved per subclass
     _builtin = False                    # one of minigrad's own ops (its forward takes ctx)
-    """The node's name where PyTorch's differs from ``<ClassName>Backward0`` (``ConvolutionBackward0``)."""
     graph_inputs: tuple[int, ...] | None = None
     """Which arguments of ``forward`` are the node's inputs (its ``next_functions``), by position.
 
@@ -299,18 +302,14 @@ class Function:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        builtin = cls.__module__.startswith(BUILTIN_PACKAGES)
         # As PyTorch names them: MulBackward0 for a built-in op, MyFunctionBackward for a user's Function.
-        suffix = "Backward0" if cls.__module__.startswith("minigrad.") else "Backward"
-        name = cls.__dict__.get("node_name") or cls.__name__ + suffix
+        name = cls.__dict__.get("node_name") or cls.__name__ + ("Backward0" if builtin else "Backward")
         cls._backward_cls = type(name, (BackwardCFunction,), {"_forward_cls": cls})
-        declared = cls.differentiable_backward
-        cls._backward_is_differentiable = (not cls.__module__.startswith("minigrad.")
-                                           if declared is None else declared)
+        cls._backward_is_differentiable = bool(cls.differentiable_backward)
         # PyTorch 2's form: ``forward(*args)`` without ctx, then ``setup_context(ctx, inputs, output)``
         cls._uses_setup_context = cls.setup_context is not Function.setup_context
-        module = cls.__module__
-        cls._builtin = (module.startswith("minigrad.") and not module.startswith("minigrad.exercises")
-                        and not cls._uses_setup_context)
+        cls._builtin = builtin and not cls._uses_setup_context
 
     # Typed as PyTorch's own stubs type them, so that a subclass's ``forward(ctx, x, w)`` and
     # ``backward(ctx, grad_output)`` are valid overrides for a type checker.
@@ -570,6 +569,7 @@ class _DelayedError(Function):
     """y = a, with a backward that refuses: the gradient of a ``@once_differentiable`` backward."""
 
     node_name = "DelayedError"  # PyTorch's
+    differentiable_backward = False
 
     @staticmethod
     def forward(ctx, a):

@@ -27,6 +27,6 @@ __all__ = ["Softmin", "CosineSimilarity", "PairwiseDistance", "KLDivLoss",
            "BatchNorm1d", "BatchNorm2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "functional", "init", "utils", "grad", "modules", "conv_algorithm"]
 
-from minigrad._unsupported import module_getattr  # noqa: E402
+from minigrad.compat.unsupported import module_getattr  # noqa: E402
 
 __getattr__ = module_getattr("minigrad.nn")  # NotImplementedError for names left out on purpose

@@ -7,8 +7,8 @@ operation runs (Tensor arguments, the type of flags), and ``batch_norm`` its ``e
     linear                  ops/linear.py        conv2d, conv1d, unfold, fold   ops/conv/
     max/avg_pool2d, adaptive_*_pool2d   ops/pool.py  max/avg_pool1d          ops/pool1d.py
     batch_norm, layer_norm  ops/normalization.py dropout, dropout2d       ops/dropout.py
-    every loss (cross_entropy ... kl_div)        ops/loss.py
-    relu, leaky_relu, gelu, silu, elu, softplus, sigmoid, tanh             ops/elementwise.py
+    every loss (cross_entropy ... kl_div)        ops/loss.py, ops/elementwise_losses.py
+    relu, leaky_relu, gelu, silu, elu, softplus, sigmoid, tanh             ops/activations.py
     softmax, log_softmax, softmin   ops/softmax.py   embedding           ops/embedding.py
     normalize, cosine_similarity, pairwise_distance                        ops/distance.py
     one_hot                 ops/scatter.py       pad                      ops/shape.py
@@ -23,10 +23,11 @@ from typing import Any
 
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.nn import grad  # noqa: F401  (``F.grad.conv2d_input``, as ``torch.nn.functional.grad``)
+from minigrad.ops import activations as _activations
 from minigrad.ops import conv as _conv
 from minigrad.ops import distance as _distance
 from minigrad.ops import dropout as _dropout
-from minigrad.ops import elementwise as _elementwise
+from minigrad.ops import elementwise_losses as _elementwise_losses
 from minigrad.ops import embedding as _embedding
 from minigrad.ops import linear as _linear
 from minigrad.ops import loss as _loss
@@ -130,7 +131,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)."""
     check_tensor_arguments("relu", {"input": input})
-    return input.relu_() if inplace else _elementwise.relu(input)
+    return input.relu_() if inplace else _activations.relu(input)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -139,20 +140,20 @@ def relu_(input: Tensor) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope·x."""
-    return _elementwise.leaky_relu(input, negative_slope, inplace)
+    return _activations.leaky_relu(input, negative_slope, inplace)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    return _elementwise.leaky_relu(input, negative_slope, inplace=True)
+    return _activations.leaky_relu(input, negative_slope, inplace=True)
 
 
 def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + e⁻ˣ)."""
-    return _elementwise.sigmoid(input)
+    return _activations.sigmoid(input)
 
 
 def tanh(input: Tensor) -> Tensor:
-    return _elementwise.tanh(input)
+    return _activations.tanh(input)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
@@ -269,7 +270,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """(input − target)², optionally weighted elementwise; averaged (or summed, or not reduced)."""
-    return _loss.mse_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _elementwise_losses.mse_loss(input, target, reduction, weight)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -285,7 +287,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
                       "definition.'mean' will be changed to behave the same as 'batchmean' in the next major "
                       "release.",
                       stacklevel=2)
-    return _loss.kl_div(input, target, reduction, log_target)
+    return _elementwise_losses.kl_div(input, target, reduction, log_target)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -296,7 +298,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     Each log is clamped at −100, so x = 0 or 1 gives a finite loss; ``weight`` broadcasts to x's shape.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _loss.binary_cross_entropy(input, target, weight, reduction)
+    return _elementwise_losses.binary_cross_entropy(input, target, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -308,7 +310,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     ``weight`` w each element; both broadcast to x's shape.
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _elementwise_losses.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
 # --- more layers: adaptive pooling, layer norm, smooth activations, channel dropout, robust losses -----
@@ -332,22 +334,22 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x·Φ(x) with Φ the standard normal CDF ('tanh': its tanh approximation)."""
-    return _elementwise.gelu(input, approximate)
+    return _activations.gelu(input, approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x·σ(x)."""
-    return _elementwise.silu(input, inplace)
+    return _activations.silu(input, inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else α(eˣ − 1)."""
-    return _elementwise.elu(input, alpha, inplace)
+    return _activations.elu(input, alpha, inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx)) / β, and x where βx > threshold."""
-    return _elementwise.softplus(input, beta, threshold)
+    return _activations.softplus(input, beta, threshold)
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -360,19 +362,21 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """|input − target|, averaged (or summed, or not reduced)."""
-    return _loss.l1_loss(input, target, _legacy_reduction(size_average, reduce, reduction), weight)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _elementwise_losses.l1_loss(input, target, reduction, weight)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                    reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """½d²/β where |d| < β, else |d| − ½β, for d = input − target."""
-    return _loss.smooth_l1_loss(input, target, _legacy_reduction(size_average, reduce, reduction), beta)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _elementwise_losses.smooth_l1_loss(input, target, reduction, beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """½d² where |d| < δ, else δ(|d| − ½δ), for d = input − target."""
-    return _loss.huber_loss(input, target, reduction, delta, weight)
+    return _elementwise_losses.huber_loss(input, target, reduction, delta, weight)
 
 
 # --- lookup tables and 1-D layers: embedding (ops/embedding.py), conv1d and 1-D pooling, which run as -----
@@ -413,7 +417,7 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return _pool1d.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
-from minigrad._unsupported import module_getattr  # noqa: E402
+from minigrad.compat.unsupported import module_getattr  # noqa: E402
 from minigrad.nn.attention import scaled_dot_product_attention  # noqa: E402, F401 (F.scaled_dot_product_attention)
 
 __getattr__ = module_getattr("minigrad.nn.functional")  # NotImplementedError for names left out on purpose

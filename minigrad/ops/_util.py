@@ -230,14 +230,6 @@ def apply_broadcasting(function: Any, *args: Any) -> Any:
         raise
 
 
-def named_node(out: Any, name: str) -> Any:
-    """``out`` with its node renamed ``name``: PyTorch's name where one Function serves several of its
-    overloads (``sum(x)`` is ``SumBackward0``, ``sum(x, dim)`` is ``SumBackward1``)."""
-    if out._grad_fn is not None:
-        out._grad_fn._name = name
-    return out
-
-
 def product(sizes: tuple) -> int:
     """The number of elements of a shape: the product of its sizes (1 for ``()``)."""
     total = 1

@@ -88,7 +88,6 @@ def _check_alpha(alpha: Any, a: Any, b: Any) -> None:
 class Add(Function):
     """z = a + alpha * b;   dz/da = 1,  dz/db = alpha."""
 
-    differentiable_backward = True
     graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
 
     @staticmethod
@@ -112,7 +111,6 @@ def add(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 class Sub(Function):
     """z = a - alpha * b;   dz/da = 1,  dz/db = -alpha."""
 
-    differentiable_backward = True
     graph_inputs: tuple[int, ...] | None = (0, 1)  # as PyTorch: a number operand is an input too
 
     @staticmethod
@@ -158,7 +156,6 @@ def sub(a: Any, b: Any, *, alpha: Any = 1) -> Tensor:
 class Mul(Function):
     """z = a * b;   dz/da = b,  dz/db = a."""
 
-    differentiable_backward = True
     graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
 
     @staticmethod
@@ -184,7 +181,6 @@ def mul(a: Any, b: Any) -> Tensor:
 class Div(Function):
     """z = a / b (true division);   dz/da = 1/b,  dz/db = -a/b² = -z/b."""
 
-    differentiable_backward = True
     graph_inputs = (0, 1)  # as PyTorch: a number operand is an input too (edge (None, 0))
 
     @staticmethod
@@ -231,8 +227,6 @@ def _integer_power(xp: Any, base: Any, exponent: Any) -> Any:
 
 class Pow(Function):
     """z = a ** b;   dz/da = b · a^(b-1),  dz/db = z · ln(a)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -281,8 +275,6 @@ def pow(a: Any, b: Any) -> Tensor:  # noqa: A001 (PyTorch's name)
 
 class Neg(Function):
     """z = -a;   dz/da = -1."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -333,8 +325,6 @@ def _trunc_divide(a: Any, b: Any) -> Tensor:
 
 class Remainder(Function):
     """z = a - b·floor(a / b) (the sign of b, Python's rule);   dz/da = 1,  dz/db = -floor(a / b)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):

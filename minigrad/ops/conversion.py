@@ -16,7 +16,6 @@ from minigrad.tensor import Tensor
 class Cast(Function):
     """y = a as another dtype;   da = dy cast back to a's dtype."""
 
-    differentiable_backward = True
     node_name = "ToCopyBackward0"  # PyTorch's ``to`` copies through ``_to_copy``
 
     @staticmethod
@@ -32,8 +31,6 @@ class Cast(Function):
 class ToDevice(Function):
     """y = a copied to another device;   da = dy copied back."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, device):
         ctx.input_device = a.device
@@ -46,8 +43,6 @@ class ToDevice(Function):
 
 class Clone(Function):
     """y = a copy of a;   da = dy."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a):
@@ -121,8 +116,6 @@ def _names_dtype(value: Any) -> bool:
 
 class Copy(Function):
     """y = source broadcast into a's shape and dtype (``a.copy_(source)``);   dsource = dy summed."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, source):

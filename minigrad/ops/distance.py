@@ -30,8 +30,6 @@ class ClampMinUntracked(Function):
     """y = max(x, ε), but dy/dx = 1: PyTorch's cosine_similarity clamps the norms in place under
     ``no_grad``, so its autograd differentiates as if no clamp were there."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, eps):
         return Tensor(get_array_module(a).maximum(a.array, a.array.dtype.type(eps)))

@@ -34,7 +34,6 @@ class Dropout(Function):
     ``per_channel``: one Bernoulli draw per (n, c), broadcast over the pixels (``dropout2d``).
     """
 
-    differentiable_backward = True
     node_name = "MulBackward0"  # PyTorch multiplies by a scaled mask: (input, mask)
     graph_inputs = (0, 1)  # the mask (here p stands for it) is the edge (None, 0)
 
@@ -59,7 +58,6 @@ class MaskBackward(Function):
     (PyTorch multiplies here, so it gives nan there; minigrad follows its rule that masks select.)
     """
 
-    differentiable_backward = True
     node_name = "MulBackward0"  # PyTorch's: its backward multiplies by the mask again
     graph_inputs = (0,)
 

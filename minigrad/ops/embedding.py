@@ -25,7 +25,6 @@ class Embedding(Function):
     """y = W[index];   dW = the rows of dy summed per index (zero for ``padding_idx``)."""
 
     graph_inputs = (1,)  # the indices carry no gradient: PyTorch's node has the weight only
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, weight, padding_idx, scale_grad_by_freq):  # noqa: A002 (PyTorch's name)
@@ -48,7 +47,6 @@ class EmbeddingDenseBackward(Function):
     (0 where index[p] is ``padding_idx``), an embedding lookup."""
 
     graph_inputs = (0,)  # the indices carry no gradient
-    differentiable_backward = True
     node_name = "EmbeddingDenseBackwardBackward0"  # PyTorch's
 
     @staticmethod

@@ -14,8 +14,8 @@ import numpy
 
 from minigrad import backend
 from minigrad._arguments import bool_argument, int_argument
+from minigrad.compat.return_types import histogram as histogram_result
 from minigrad.ops._checks import histogram as checks
-from minigrad.return_types import histogram as histogram_result
 from minigrad.tensor import Tensor
 
 __all__ = ["histc", "histogram"]

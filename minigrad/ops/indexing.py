@@ -81,8 +81,6 @@ def write(array: Any, key: Any, value: Any) -> None:
 class GetItem(Function):
     """y = a[key];   da = zeros with dy added at the positions the key selected (:class:`GetItemBackward`)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, key, basic, name):
         ctx.key, ctx.basic, ctx.input_shape = key, basic, a.array.shape
@@ -106,8 +104,6 @@ class GetItemBackward(Function):
     op (``SelectBackwardBackward0``; ``IndexPutImplBackward0`` for an index array, ``IndexAddBackward0``
     for ``index_select``).
     """
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad, shape, key, basic, read_name):
@@ -220,8 +216,6 @@ def mark_multi_output(piece: Tensor, node_name: str, index: int) -> Tensor:
 class IndexPut(Function):
     """y = a with y[key] = value;   da = dy with zeros at key (itself an IndexPut),  dvalue = dy[key] (summed
     to value's shape by the engine)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, key, value):

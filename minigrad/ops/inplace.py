@@ -83,8 +83,6 @@ class CopySlices(Function):
     set to zero (those elements of b were overwritten),  dvalue = view_fn(dy).
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, base, value, view_fn):
         view_fn(base.array)[...] = value.array
@@ -101,8 +99,6 @@ class CopySlices(Function):
 class ZeroedView(Function):
     """y = a with the region ``view_fn`` selects set to 0 (CopySlices' gradient for the base);
     linear and its own adjoint:  da = dy with that region set to 0."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, view_fn):
@@ -123,8 +119,6 @@ class AsStrided(Function):
     where an expanded view repeats an element).
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, base, view_fn):
         ctx.view_fn, ctx.base_shape = view_fn, base.array.shape
@@ -138,8 +132,6 @@ class AsStrided(Function):
 class AsStridedBackward(Function):
     """AsStrided's backward, db = zeros of b's shape with dy added where the view's elements sit;
     linear, with the view itself as its adjoint:  d(db)/d(dy) · v = view_fn(v)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad, view_fn, base_shape):
@@ -257,8 +249,6 @@ def _is_graph_view(a: Tensor) -> bool:
 
 class Fill(Function):
     """y = value everywhere;   dy/da = 0 (the old values are gone, so is their gradient)."""
-
-    differentiable_backward = True  # its zeros are constants
 
     @staticmethod
     def forward(ctx, a, value):

@@ -12,17 +12,16 @@ from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
+from minigrad.ops import shape
 from minigrad.ops._checks import linalg as checks
 from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, product
-from minigrad.ops.shape import Expand, Permute, Reshape, _reshape, expand
+from minigrad.ops.shape import Expand, SqueezeDim_, UnsafeView, View, expand, reshape_to, reshaped
 from minigrad.performance import parallel
 from minigrad.tensor import Tensor
 
 
 class MatMul(Function):
     """C = A @ B;   dA = dC @ Bᵀ,  dB = Aᵀ @ dC  (1-D operands treated as a row / a column)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, b):
@@ -32,21 +31,17 @@ class MatMul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        x = a if a.ndim > 1 else Reshape.apply(a, (1, a.shape[0]), "UnsqueezeBackward0")   # (n) -> (1, n)
-        y = b if b.ndim > 1 else Reshape.apply(b, (b.shape[0], 1), "UnsqueezeBackward0")   # (n) -> (n, 1)
-        g = grad  # put back the axes a 1-D operand dropped (b's first: 1-D @ 1-D gives 0-D)
-        if b.ndim == 1:
-            g = Reshape.apply(g, g.shape + (1,), "UnsqueezeBackward0")
-        if a.ndim == 1:
-            g = Reshape.apply(g, g.shape[:-1] + (1,) + g.shape[-1:], "UnsqueezeBackward0")
+        # a 1-D operand took part as a row (a) or a column (b): put back the axes it dropped
+        x = a if a.ndim > 1 else shape.unsqueeze(a, 0)
+        y = b if b.ndim > 1 else shape.unsqueeze(b, 1)
+        g = grad if b.ndim > 1 else shape.unsqueeze(grad, -1)
+        g = g if a.ndim > 1 else shape.unsqueeze(g, -2)
         # the engine sums a gradient over the batch dimensions (and the row a 1-D ``a`` became)
         # that were broadcast in the forward
         grad_a = _product(g, _transposed(y)) if ctx.needs_input_grad[0] else None
-        grad_b = None
-        if ctx.needs_input_grad[1]:
-            grad_b = _product(_transposed(x), g)
-            if b.ndim == 1:  # (..., n, 1) -> (..., n)
-                grad_b = Reshape.apply(grad_b, grad_b.shape[:-1], "SqueezeBackward1")
+        grad_b = _product(_transposed(x), g) if ctx.needs_input_grad[1] else None
+        if grad_b is not None and b.ndim == 1:
+            grad_b = shape.squeeze(grad_b, -1)
         return grad_a, grad_b
 
 
@@ -56,11 +51,8 @@ def _product(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _transposed(a: Tensor) -> Tensor:
-    """a with its last two axes swapped (a view), recorded as PyTorch's ``t`` or ``transpose``."""
-    if a.ndim == 2:
-        return Permute.apply(a, (1, 0), "TBackward0")
-    axes = tuple(range(a.ndim - 2)) + (a.ndim - 1, a.ndim - 2)
-    return Permute.apply(a, axes, "TransposeBackward0")
+    """a with its last two axes swapped (a view), as PyTorch's ``t`` or ``transpose``."""
+    return shape.t(a) if a.ndim == 2 else shape.transpose(a, -2, -1)
 
 
 def matmul(a: Any, b: Any) -> Tensor:
@@ -83,26 +75,26 @@ def _matmul_as_pytorch(a: Tensor, b: Tensor) -> Tensor:
     - a batch times a batch: both expanded to the common batch, viewed as 3-D, one ``bmm``.
 
     A matrix or vector times a batch runs as one ``bmm`` node (PyTorch transposes; see
-    docs/_graph_differences.md).
+    docs/compatibility.md).
     """
     if a.ndim <= 2 and b.ndim <= 2:
         if b.ndim == 1:
             return (Dot if a.ndim == 1 else Mv).apply(a, b)
         if a.ndim == 1:
-            row = _reshape(a, (1, a.shape[0]), "UnsqueezeBackward0")
-            return _reshape(Mm.apply(row, b), (b.shape[1],), "SqueezeBackward4")
+            # PyTorch: the vector as a row, its product, the row squeezed out in place
+            return reshaped(Mm.apply(shape.unsqueeze(a, 0), b), (b.shape[1],), SqueezeDim_)
         return Mm.apply(a, b)
     if b.ndim <= 2:
-        rows = _reshape(a, (product(a.shape[:-1]), a.shape[-1]))
+        rows = reshape_to(a, (product(a.shape[:-1]), a.shape[-1]))
         out = (Mv if b.ndim == 1 else Mm).apply(rows, b)
-        return _reshape(out, a.shape[:-1] + b.shape[1:], "UnsafeViewBackward0")
+        return reshaped(out, a.shape[:-1] + b.shape[1:], UnsafeView)
     if a.ndim == 1 or a.ndim == 2:
         return Bmm.apply(a, b)
     batch = _broadcast(a.shape[:-2], b.shape[:-2])
     size = product(batch)
-    a3 = _reshape(expand(a, batch + a.shape[-2:]), (size,) + a.shape[-2:])
-    b3 = _reshape(expand(b, batch + b.shape[-2:]), (size,) + b.shape[-2:])
-    return _reshape(Bmm.apply(a3, b3), batch + (a.shape[-2], b.shape[-1]), "UnsafeViewBackward0")
+    a3 = reshape_to(expand(a, batch + a.shape[-2:]), (size,) + a.shape[-2:])
+    b3 = reshape_to(expand(b, batch + b.shape[-2:]), (size,) + b.shape[-2:])
+    return reshaped(Bmm.apply(a3, b3), batch + (a.shape[-2], b.shape[-1]), UnsafeView)
 
 
 def _broadcast(first: tuple, second: tuple) -> tuple:
@@ -164,8 +156,6 @@ class Addmm(Function):
     ``nn.Linear`` on a batch is ``addmm(bias, x, W.t())``, as in PyTorch.
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
         ctx.save_for_backward(a, b)
@@ -212,8 +202,6 @@ class Einsum(Function):
     """y = the sum over the indices missing from the output of the product of the operands;
     d y / d operandₖ = einsum of dy with the other operands, onto operandₖ's indices."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, equation, *operands):
         terms, output = equation
@@ -229,7 +217,7 @@ class Einsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.reduction import Sum  # noqa: PLC0415 (reduction builds on the shape ops)
+        from minigrad.ops.reduction import SumDims  # noqa: PLC0415 (reduction builds on the shape ops)
 
         operands = ctx.saved_tensors
         grads = []
@@ -243,10 +231,10 @@ class Einsum(Function):
             equation = ((ctx.output, *(s for s, _ in others)), kept)
             g = Einsum.apply(equation, grad, *(o for _, o in others))
             restored = tuple(g.shape[kept.index(c)] if c in kept else 1 for c in term)
-            g = Reshape.apply(g, restored, "ViewBackward0")
+            g = View.apply(g, restored)
             summed = tuple(i for i, (n, m) in enumerate(zip(t.shape, g.shape)) if n == 1 and m != 1)
             if summed:  # a size-1 dim that broadcast in the forward
-                g = Sum.apply(g, summed, True, None)
+                g = SumDims.apply(g, summed, True, None)
             grads.append(g if g.shape == t.shape else Expand.apply(g, t.shape))
         return (None, *grads)
 

@@ -41,7 +41,6 @@ class BatchNorm(Function):
 
     node_name = "NativeBatchNormBackward0"
     graph_inputs = (0, 1, 2)  # input, weight, bias (None without affine), as PyTorch
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -87,7 +86,6 @@ class BatchNormBackward(Function):
 
     node_name = "NativeBatchNormBackwardBackward0"
     graph_inputs = (0, 1, 2)  # grad_output, input, weight
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, weight, mean, inv_std, training, eps, needed):
@@ -231,7 +229,6 @@ class LayerNorm(Function):
 
     node_name = "NativeLayerNormBackward0"
     graph_inputs = (0, 2, 3)  # input, weight, bias, as PyTorch
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, normalized_ndim, weight, bias, eps):
@@ -269,7 +266,6 @@ class LayerNormBackward(Function):
 
     node_name = "NativeLayerNormBackwardBackward0"
     graph_inputs = (0, 1, 2)  # grad_output, input, weight
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, weight, axes, mean, inv_std, eps, needed):

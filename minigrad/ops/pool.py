@@ -340,7 +340,6 @@ class MaxPool2dFunction(Function):
     """y = max over each window;   dx: δ goes to the window's first maximum (tap by tap)."""
 
     node_name = "MaxPool2DWithIndicesBackward0"
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):  # noqa: A002
@@ -371,7 +370,6 @@ class MaxPool2dBackward(Function):
 
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
     graph_inputs = (0, 1)  # grad_output and input, as PyTorch's node
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, output, kernel_size, stride, padding, dilation,  # noqa: A002
@@ -398,7 +396,6 @@ class AvgPool2dFunction(Function):
     """y = (sum over each window) / divisor;   dx: every window position gets δ / divisor."""
 
     node_name = "AvgPool2DBackward0"
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
@@ -420,7 +417,6 @@ class AvgPool2dBackward(Function):
 
     node_name = "AvgPool2DBackwardBackward0"
     graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
@@ -512,7 +508,6 @@ class AdaptiveAvgPool2dFunction(Function):
     """
 
     node_name = "AdaptiveAvgPool2DBackward0"
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
@@ -543,7 +538,6 @@ class AdaptiveAvgPool2dBackward(Function):
 
     node_name = "AdaptiveAvgPool2DBackwardBackward0"
     graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, windows):  # noqa: A002 (PyTorch's name)
@@ -575,7 +569,6 @@ class AdaptiveMaxPool2dFunction(Function):
     where windows overlap."""
 
     node_name = "AdaptiveMaxPool2DBackward0"
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
@@ -611,7 +604,6 @@ class AdaptiveMaxPool2dBackward(Function):
 
     node_name = "AdaptiveMaxPool2DBackwardBackward0"
     graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad_output, input, argmax):  # noqa: A002 (PyTorch's name)

@@ -12,14 +12,14 @@ import math
 from typing import Any
 
 from minigrad import dtypes as _dtypes
-from minigrad import return_types
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _GradMode
 from minigrad.backend import get_array_module
+from minigrad.compat import return_types
 from minigrad.ops._checks import reduction as checks
-from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, named_node, product, reduction_axes
+from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, product, reduction_axes
 from minigrad.ops.elementwise import Where
-from minigrad.ops.shape import ConstantPad, Expand, Reshape
+from minigrad.ops.shape import ConstantPad, Expand, Unsqueeze, View
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -28,7 +28,7 @@ def _expand_back(reduced: Tensor, ctx: Any) -> Tensor:
     the reduced axes restored as size 1 where broadcasting alone would not line them up, then an
     ``expand`` (a view)."""
     if ctx.restore_axes:
-        reduced = Reshape.apply(reduced, ctx.kept_shape, "ViewBackward0")
+        reduced = View.apply(reduced, ctx.kept_shape)
     return Expand.apply(reduced, ctx.input_shape)
 
 
@@ -48,13 +48,9 @@ def _reduced_count(shape: tuple, axes: tuple | None) -> int:
 class Sum(Function):
     """y = Σ a over ``dim``;   dy/da = 1 (the gradient is broadcast back)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
         _remember_shapes(ctx, a, axes, keepdim)
-        if axes is not None:
-            ctx._name = "SumBackward1"  # PyTorch's overload with dims (the backwards of expand, repeat, ...)
         array = a.array
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64  # integer and bool sums are int64, as in PyTorch
@@ -67,16 +63,20 @@ class Sum(Function):
         return _expand_back(grad, ctx), None, None, None
 
 
+class SumDims(Sum):
+    """``sum(a, dim)``: PyTorch's overload with dims (also the backward of expand, repeat, ...)."""
+
+    node_name = "SumBackward1"
+
+
 def sum(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     axes = reduction_axes(checks.dims_given(dim, keepdim, "sum"), a.ndim)
-    out = Sum.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
-    return out if dim is ALL_DIMS else named_node(out, "SumBackward1")
+    op = Sum if dim is ALL_DIMS else SumDims
+    return op.apply(a, axes, keepdim, None if dtype is None else _dtypes.dtype_argument(dtype, "sum"))
 
 
 class Mean(Function):
     """y = (1/N) Σ a over ``dim``;   dy/da = 1/N."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim):
@@ -94,13 +94,18 @@ class Mean(Function):
         return _expand_back(grad, ctx) / builtins.max(ctx.count, 1), None, None
 
 
+class MeanDims(Mean):
+    """``mean(a, dim)``: PyTorch's overload with dims."""
+
+    node_name = "MeanBackward1"
+
+
 def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     dim = checks.dims_given(dim, keepdim, "mean")
     if dtype is not None:
         a = a.to(_dtypes.dtype_argument(dtype, "mean"))
     checks.check_mean_dtype(a)
-    out = Mean.apply(a, reduction_axes(dim, a.ndim), keepdim)
-    return out if dim is None else named_node(out, "MeanBackward1")
+    return (Mean if dim is None else MeanDims).apply(a, reduction_axes(dim, a.ndim), keepdim)
 
 
 def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float) -> Any:
@@ -119,7 +124,7 @@ def _var_backward(ctx: Any, grad: Tensor, a: Tensor) -> Tensor:
     """d var / da = 2 (a - ā) / (N - correction), with PyTorch's values when N - correction <= 0."""
     g = _expand_back(grad, ctx)
     dof = ctx.count - ctx.correction
-    centred = a - Sum.apply(a, ctx.axes, True, None) / ctx.count
+    centred = a - (Sum if ctx.axes is None else SumDims).apply(a, ctx.axes, True, None) / ctx.count
     if dof <= 0 and ctx.axes is None:  # PyTorch's convention for a full reduction: nan at ā, else inf
         x = centred.array
         xp = get_array_module(x)
@@ -129,8 +134,6 @@ def _var_backward(ctx: Any, grad: Tensor, a: Tensor) -> Tensor:
 
 class Var(Function):
     """y = Σ (a - ā)² / (N - correction);   dy/da = 2 (a - ā) / (N - correction)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
@@ -145,8 +148,6 @@ class Var(Function):
 
 class Std(Function):
     """y = sqrt(var(a));   dy/da = dvar/da / (2y), taken as 0 where y = 0 (constant data), as PyTorch."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
@@ -196,8 +197,6 @@ class Amax(Function):
     multiply δ by the 0/1 mask, as PyTorch's ``scale_grad_by_count`` does.
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, keepdim, name):
         _remember_shapes(ctx, a, axes, keepdim)
@@ -221,7 +220,6 @@ class AmaxBackward(Function):
     by the 0/1 mask). It is linear in dy: d(da)/d(dy) sums dx·hits / count back over the reduced axes.
     """
 
-    differentiable_backward = True
     node_name = "AmaxBackwardBackward0"
 
     @staticmethod
@@ -245,15 +243,14 @@ class AmaxBackward(Function):
     def backward(ctx, grad):
         hits = Tensor(ctx.hits)
         routed = Where.apply(hits, grad, 0) if ctx.kind in ("max", "min") else grad * hits
-        grad_grad = Sum.apply(routed / Tensor(ctx.count), ctx.axes, ctx.keepdim, None)
+        grad_grad = (Sum if ctx.axes is None else SumDims).apply(routed / Tensor(ctx.count), ctx.axes,
+                                                                 ctx.keepdim, None)
         return grad_grad, None, None, None, None, None
 
 
 class MaxDim(Function):
     """(values, indices) = max of a along one ``dim``; the gradient goes to the chosen index
     (da = zeros with dvalues scattered to the indices along ``dim``)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis, keepdim, name):
@@ -279,7 +276,7 @@ class MaxDim(Function):
         if not ctx.input_shape:
             return grad, None, None, None
         if not ctx.keepdim:
-            grad = Reshape.apply(grad, ctx.index.shape, "UnsqueezeBackward0")
+            grad = Unsqueeze.apply(grad, ctx.index.shape)
         zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
         return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None
 
@@ -349,8 +346,6 @@ class Prod(Function):
     of the backward is recorded (PyTorch's shortcut). (The route decides where a nan or inf ends up.)
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes, keepdim, dtype):
         _remember_shapes(ctx, a, axes, keepdim)
@@ -374,8 +369,8 @@ class Prod(Function):
             xp = get_array_module(a)
             return Tensor(xp.zeros_like(a.array, dtype=grad.array.dtype)), None, None, None
         if ctx.axes is None:
-            flat = _exclusive_products(Reshape.apply(a, (-1,), "ViewBackward0"), 0)
-            without_self = Reshape.apply(flat, a.shape, "ViewBackward0")
+            flat = _exclusive_products(View.apply(a, (-1,)), 0)
+            without_self = View.apply(flat, a.shape)
         else:
             without_self = _exclusive_products(a, ctx.axes[0])
         return _expand_back(grad, ctx) * without_self, None, None, None
@@ -418,8 +413,6 @@ def prod(a: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
 class Cumsum(Function):
     """yᵢ = Σ_{j≤i} aⱼ along ``dim``;   dL/daⱼ = Σ_{i≥j} dL/dyᵢ (the reversed cumulative sum)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axis, dtype):
         ctx.axis = axis
@@ -448,8 +441,6 @@ def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 class Logsumexp(Function):  # PyTorch's node: LogsumexpBackward0
     """y = log Σ eᵃ over ``dim``, as m + log Σ e^(a - m) with m = max a (no overflow);
     dy/da = e^(a - y) (the softmax)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axes, keepdim):
@@ -484,8 +475,6 @@ def logsumexp(a: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
 class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
     """y = (Σ |a|ᵖ)^(1/p) over ``dim`` (max |a| for p = inf, min for -inf, the count of non-zeros for 0);
     dy/da = sign(a) |a|ᵖ⁻¹ / yᵖ⁻¹ (a / y for p = 2), 0 where y = 0; for ±inf shared among the extremes."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, p, axes, keepdim):

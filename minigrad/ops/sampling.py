@@ -96,8 +96,6 @@ def _without_replacement(xp: Any, weights: Any, arrivals: Any, num_samples: int)
 class Normal(Function):  # PyTorch's node: NormalBackward
     """y ~ N(mean, std²) elementwise;   dy/dmean = dy/dstd = 0 (a sample is not differentiated)."""
 
-    differentiable_backward = True  # its zeros are constants
-
     @staticmethod
     def forward(ctx, mean, std, rng, dtype):
         ctx.shapes = (mean.shape, std.shape)
@@ -118,8 +116,6 @@ class Normal(Function):  # PyTorch's node: NormalBackward
 
 class Bernoulli(Function):  # PyTorch's node: BernoulliBackward0
     """y ~ Bernoulli(p) elementwise (1 with probability p, else 0);   dy/dp = 0."""
-
-    differentiable_backward = True  # its zeros are constants
 
     @staticmethod
     def forward(ctx, p, rng):

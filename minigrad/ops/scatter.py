@@ -78,7 +78,6 @@ class Gather(Function):
     (an element gathered twice gets both gradients): zeros.scatter_add(dim, index, dout)."""
 
     graph_inputs = (0,)  # the indices carry no gradient: PyTorch's node has one input
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, dim):
@@ -99,8 +98,6 @@ class Scatter(Function):
 
     Where an index repeats, which value lands is unspecified (as in PyTorch).
     """
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, src, dim, value):
@@ -126,8 +123,6 @@ class Scatter(Function):
 
 class ScatterAdd(Function):
     """out = input with src added at key (repeats add up);   dinput = dout,  dsrc = dout[key]."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, src, dim):

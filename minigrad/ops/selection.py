@@ -18,8 +18,8 @@ from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
 from minigrad.ops._checks import selection as checks
 from minigrad.ops._checks import shape as shape_checks
-from minigrad.ops.reduction import Sum
-from minigrad.ops.shape import Reshape
+from minigrad.ops.reduction import SumDims
+from minigrad.ops.shape import View
 from minigrad.tensor import Tensor, _normalize_dim
 
 # --- pieces: views of one dimension ----------------------------------------------------------
@@ -104,8 +104,6 @@ def broadcast_to(a: Tensor, size: Any) -> Tensor:
 class Flip(Function):
     """y = a reversed along ``axes``;   da = dy reversed along them."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axes):
         ctx.axes = axes
@@ -129,8 +127,6 @@ def flip(a: Tensor, *dims_args: Any, dims: Any = None) -> Tensor:
 class Roll(Function):
     """y = a shifted cyclically by ``shifts`` along ``axes``;   da = dy shifted back."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, shifts, axes):
         ctx.shifts, ctx.axes = shifts, axes
@@ -152,8 +148,6 @@ def roll(a: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 class Repeat(Function):
     """y = a tiled ``reps`` times along each dimension;   da = the sum of dy's tiles."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, reps):
         ctx.reps, ctx.input_shape = reps, a.array.shape
@@ -166,10 +160,10 @@ class Repeat(Function):
         split_shape = tuple(n for r, s in zip(ctx.reps, shape) for n in (r, s))  # (r0, s0, r1, s1, ...)
         if not split_shape:  # a 0-d tensor, no repeats
             return grad, None
-        tiles = Reshape.apply(grad, split_shape, "ViewBackward0")
-        summed = Sum.apply(tiles, tuple(range(0, len(split_shape), 2)), False, None)
+        tiles = View.apply(grad, split_shape)
+        summed = SumDims.apply(tiles, tuple(range(0, len(split_shape), 2)), False, None)
         if summed.shape != ctx.input_shape:  # more repeats than dims: the leading 1s go
-            summed = Reshape.apply(summed, ctx.input_shape, "ViewBackward0")
+            summed = View.apply(summed, ctx.input_shape)
         return summed, None
 
 
@@ -183,8 +177,6 @@ def repeat(a: Tensor, *sizes: Any) -> Tensor:
 class RepeatInterleave(Function):
     """y = each element of a along ``axis`` repeated ``repeats`` times in a row;   da = dy's runs summed."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, repeats, axis):
         ctx.repeats, ctx.axis, ctx.input_shape = repeats, axis, a.array.shape
@@ -194,8 +186,8 @@ class RepeatInterleave(Function):
     def backward(ctx, grad):
         shape, axis = ctx.input_shape, ctx.axis
         split_shape = shape[:axis] + (shape[axis], ctx.repeats) + shape[axis + 1:]
-        runs = Reshape.apply(grad, split_shape, "ViewBackward0")
-        return Sum.apply(runs, (axis + 1,), False, None), None, None
+        runs = View.apply(grad, split_shape)
+        return SumDims.apply(runs, (axis + 1,), False, None), None, None
 
 
 def repeat_interleave(a: Tensor, repeats: Any, dim: int | None = None, *,
@@ -221,7 +213,6 @@ class IndexSelect(Function):
     """y = a's entries ``index`` along ``axis``;   da = dy added back at those entries (repeats add up)."""
 
     graph_inputs = (0,)  # the indices carry no gradient: PyTorch's node has one input
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, index, axis):
@@ -247,7 +238,6 @@ class MaskedFill(Function):
     summed to a's shape by the engine."""
 
     graph_inputs = (0,)  # the mask carries no gradient: PyTorch's node has one input
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, mask, value):
@@ -281,8 +271,6 @@ def masked_fill_(a: Tensor, mask: Tensor, value: Any) -> Tensor:
 class Triangle(Function):
     """y = a with the entries above (tril) or below (triu) diagonal ``k`` of the last two dims zeroed;
     da = dy zeroed the same way."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, k, lower):
@@ -319,8 +307,6 @@ def _diagonal_key(xp: Any, shape: tuple, k: int) -> tuple:
 class Diag(Function):
     """1-D v -> the square matrix with v on diagonal k;  2-D m -> its diagonal k.
     Backward: the other way round (the diagonal of dy, or dy placed on the diagonal of zeros)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, k):

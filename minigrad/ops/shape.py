@@ -16,38 +16,79 @@ from minigrad.tensor import Tensor, _normalize_dim
 
 
 class Reshape(Function):
-    """y = a with a new shape (same elements, same order);   da = dy reshaped back.
+    """y = a with a new shape (same elements, same order);   da = dy viewed back as a's shape.
 
-    ``name`` is PyTorch's node for the call that reshapes (``ViewBackward0``, ``SqueezeBackward1``, ...).
+    PyTorch shows one node per reshaping call; each is a subclass below, its node named after it
+    (``View`` -> ``ViewBackward0``), so that the code calls the op it means.
     """
 
-    differentiable_backward = True
-
     @staticmethod
-    def forward(ctx, a, shape, name):
+    def forward(ctx, a, shape):
         ctx.input_shape = a.array.shape
-        ctx._name = name
         return Tensor(a.array.reshape(shape))
 
     @staticmethod
     def backward(ctx, grad):
-        return Reshape.apply(grad, ctx.input_shape, "ViewBackward0"), None, None
+        return View.apply(grad, ctx.input_shape), None
+
+
+class View(Reshape):
+    """``view``, and ``reshape`` of a contiguous tensor."""
+
+
+class UnsafeView(Reshape):
+    """PyTorch's reshape of a product's result (``matmul``, ``linear`` without bias), or of a strided
+    view that needs a copy."""
+
+
+class ReshapeAlias(Reshape):
+    """PyTorch's reshape of a strided view (``t()``, ``transpose``) that needs no copy."""
+
+
+class Unsqueeze(Reshape):
+    """``unsqueeze``: a size-1 dimension inserted."""
+
+
+class Squeeze(Reshape):
+    """``squeeze()``: every size-1 dimension removed."""
+
+
+class SqueezeDim(Reshape):
+    """``squeeze(dim)``."""
+
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Reshape):
+    """``squeeze(dims)`` with a tuple of dims."""
+
+    node_name = "SqueezeBackward2"
+
+
+class SqueezeDim_(Reshape):  # PyTorch's in-place name
+    """``squeeze_(dim)``, which PyTorch's ``matmul`` and ``linear`` apply to a vector's product."""
+
+    node_name = "SqueezeBackward4"
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
-    return _reshape(a, checks.infer_shape(checks.sizes_argument(shape), a.numel()))
+    return reshape_to(a, checks.infer_shape(checks.sizes_argument(shape), a.numel()))
 
 
-def _reshape(a: Tensor, shape: tuple, name: str | None = None) -> Tensor:
-    """``a`` reshaped, its node named ``name``; by default as PyTorch's ``reshape`` names it: a view of a
-    contiguous tensor (an op's result counts as one, as PyTorch makes them), an alias of a strided view
-    (``t()``, ``transpose``) where no copy is needed, else a copy (PyTorch then shows ``CloneBackward0``
-    before it)."""
-    out = mark_view(Reshape.apply(a, shape, name or "ViewBackward0"), a, lambda array: array.reshape(shape))
-    if name is None and a._base is not None and not a._array.flags.c_contiguous and out._grad_fn is not None:
-        # PyTorch: a strided view reshaped without a copy is an alias, with a copy an unsafe view
-        out._grad_fn._name = "ReshapeAliasBackward0" if out._base is not None else "UnsafeViewBackward0"
-    return out
+def reshape_to(a: Tensor, shape: tuple) -> Tensor:
+    """``a`` reshaped to ``shape`` (complete, no -1), with the node PyTorch's ``reshape`` records: a view
+    of a contiguous tensor (an op's result counts as one, as PyTorch makes them); of a strided view
+    (``t()``, ``transpose``) an alias where no copy is needed, else an unsafe view of a copy."""
+    op: type[Reshape] = View
+    if a._base is not None and not a._array.flags.c_contiguous:
+        shares = get_array_module(a).may_share_memory(a._array.reshape(shape), a._array)
+        op = ReshapeAlias if shares else UnsafeView
+    return reshaped(a, shape, op)
+
+
+def reshaped(a: Tensor, shape: tuple, op: type[Reshape] = View) -> Tensor:
+    """``op.apply(a, shape)``, recorded as a view of ``a`` where no copy was needed."""
+    return mark_view(op.apply(a, shape), a, lambda array: array.reshape(shape))
 
 
 def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
@@ -57,7 +98,7 @@ def view(a: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
         dtype, shape = shape[0], ()
     if dtype is not None:
         return _view_as_dtype(a, _dtypes.dtype_argument(dtype, "view"))
-    out = _reshape(a, checks.infer_shape(checks.sizes_argument(shape), a.numel()), "ViewBackward0")
+    out = reshaped(a, checks.infer_shape(checks.sizes_argument(shape), a.numel()))
     if out._base is None and a.numel() and _is_view_of_contiguous(a):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride (at least one "
                            f"dimension spans across two contiguous subspaces): can't view the "
@@ -94,78 +135,75 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = a.shape
-    return reshape(a, shape[:start] + (-1,) + shape[end + 1:] if a.numel() else
-                   shape[:start] + (product(shape[start:end + 1]),) + shape[end + 1:])
+    return reshape_to(a, shape[:start] + (product(shape[start:end + 1]),) + shape[end + 1:])
 
 
 def squeeze(a: Tensor, dim: Any = None) -> Tensor:
     """Remove size-1 dimensions (all, or those in ``dim`` that have size 1)."""
     axes = (reduction_axes(dim, a.ndim) or ()) if dim is not None else tuple(range(a.ndim))
     shape = tuple(n for i, n in enumerate(a.shape) if not (i in axes and n == 1))
-    overload = 0 if dim is None else 2 if isinstance(dim, (tuple, list)) else 1  # squeeze(), .dim, .dims
-    return _reshape(a, shape, f"SqueezeBackward{overload}")
+    op = Squeeze if dim is None else SqueezeDims if isinstance(dim, (tuple, list)) else SqueezeDim
+    return reshaped(a, shape, op)
 
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     """Insert a size-1 dimension at ``dim`` (in ``[-ndim-1, ndim]``)."""
     axis = _normalize_dim(int_argument(dim, "unsqueeze", "dim"), a.ndim + 1)
     shape = a.shape
-    return _reshape(a, shape[:axis] + (1,) + shape[axis:], "UnsqueezeBackward0")
+    return reshaped(a, shape[:axis] + (1,) + shape[axis:], Unsqueeze)
 
 
 class Permute(Function):
-    """y = a with its axes reordered;   da = dy with the inverse order.
-
-    ``name`` is PyTorch's node for the call: ``PermuteBackward0``, ``TransposeBackward0`` or ``TBackward0``.
-    """
-
-    differentiable_backward = True
+    """y = a with its axes reordered;   da = dy with the inverse order (by the same op: the
+    backward of ``t`` is a ``t``, of ``transpose`` a ``transpose``)."""
 
     @staticmethod
-    def forward(ctx, a, axes, name):
+    def forward(ctx, a, axes):
         ctx.inverse = tuple(sorted(range(len(axes)), key=axes.__getitem__))
-        ctx._name = name
         return Tensor(a.array.transpose(axes))
 
     @staticmethod
     def backward(ctx, grad):
-        return Permute.apply(grad, ctx.inverse, ctx.name()), None, None
+        return ctx._forward_cls.apply(grad, ctx.inverse), None
+
+
+class Transpose(Permute):
+    """``transpose(dim0, dim1)``: two axes swapped."""
+
+
+class T(Permute):
+    """``t()``: a matrix's axes swapped (a vector or a number unchanged)."""
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
     if not dims:
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    return _permute(a, checks.permute_axes(a, checks.sizes_argument(dims)), "PermuteBackward0")
+    return permuted(a, checks.permute_axes(a, checks.sizes_argument(dims)))
 
 
-def _permute(a: Tensor, axes: tuple, name: str) -> Tensor:
-    return mark_view(Permute.apply(a, axes, name), a, lambda array: array.transpose(axes))
+def permuted(a: Tensor, axes: tuple, op: type[Permute] = Permute) -> Tensor:
+    """``op.apply(a, axes)``, recorded as a view of ``a``."""
+    return mark_view(op.apply(a, axes), a, lambda array: array.transpose(axes))
 
 
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
-    return _transpose(a, dim0, dim1, "TransposeBackward0")
-
-
-def _transpose(a: Tensor, dim0: int, dim1: int, name: str) -> Tensor:
     d0, d1 = _normalize_dim(dim0, a.ndim), _normalize_dim(dim1, a.ndim)
     if a.ndim == 0:
         return a.view(())
     axes = list(range(a.ndim))
     axes[d0], axes[d1] = axes[d1], axes[d0]
-    return _permute(a, tuple(axes), name)
+    return permuted(a, tuple(axes), Transpose)
 
 
 def t(a: Tensor) -> Tensor:
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return _transpose(a, 0, 1, "TBackward0") if a.ndim == 2 else _reshape(a, a.shape, "TBackward0")
+    return permuted(a, tuple(reversed(range(a.ndim))), T)
 
 
 class Expand(Function):
     """y = a broadcast to a larger shape (no copy);   da = dy summed over the broadcast axes
     (the new leading ones and those where a has size 1), then shaped as a."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, shape):
@@ -178,15 +216,15 @@ class Expand(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.reduction import Sum  # noqa: PLC0415 (reduction's backward expands)
+        from minigrad.ops.reduction import SumDims  # noqa: PLC0415 (reduction's backward expands)
 
         if not ctx.axes:
             return grad, None
         if ctx.only_leading:  # summing the new axes away leaves a's shape
-            return Sum.apply(grad, ctx.axes, False, None), None
-        summed = Sum.apply(grad, ctx.axes, True, None)
+            return SumDims.apply(grad, ctx.axes, False, None), None
+        summed = SumDims.apply(grad, ctx.axes, True, None)
         if summed.shape != ctx.input_shape:
-            summed = Reshape.apply(summed, ctx.input_shape, "ViewBackward0")
+            summed = View.apply(summed, ctx.input_shape)
         return summed, None
 
 
@@ -198,8 +236,6 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
 
 class Cat(Function):
     """y = the inputs joined along ``axis``;   each input's gradient is its slice of dy (:class:`Split`)."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
@@ -217,7 +253,6 @@ class Split(Function):
     """(y₁, y₂, ...) = consecutive slices of a along ``axis``, of ``sizes`` (views);   da = the dyᵢ joined
     again (:class:`Cat`). The backward of ``cat``, with PyTorch's ``split_with_sizes`` node."""
 
-    differentiable_backward = True
     node_name = "SplitWithSizesBackward0"
 
     @staticmethod
@@ -240,8 +275,6 @@ class Stack(Function):
     """y = the inputs stacked along a new ``axis``;   input i's gradient is dy's slice i along ``axis``
     (:class:`Unbind`)."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
         ctx.axis = axis
@@ -255,8 +288,6 @@ class Stack(Function):
 class Unbind(Function):
     """(y₀, y₁, ...) = a's slices along ``axis``, that axis removed (views);   da = the dyᵢ stacked again
     (:class:`Stack`). The backward of ``stack``, with PyTorch's ``unbind`` node."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis):
@@ -292,7 +323,6 @@ class ConstantPad(Function):
     """y = a with ``value`` added around it (cropped where a width is negative);   da = dy padded by the
     opposite widths (the padding is cut away, zeros fill what was cropped)."""
 
-    differentiable_backward = True
     node_name = "ConstantPadNdBackward0"
 
     @staticmethod
@@ -315,8 +345,6 @@ class ConstantPad(Function):
 class GatherPad(Function):
     """y = a[..., i(j)]: every output position j of a padded axis copies input position i(j);
     da = dy scattered back onto i(j), where several j share one i their gradients add up."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, key):

@@ -29,8 +29,6 @@ def log_softmax_array(x: Any, axis: int) -> Any:
 class Softmax(Function):
     """yᵢ = e^xᵢ / Σⱼ e^xⱼ;   dx = y ⊙ (dy - Σ (dy ⊙ y))."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axis):
         xp = get_array_module(a)
@@ -50,7 +48,6 @@ class SoftmaxBackward(Function):
     linear in dy and self-adjoint:  d(dx)/d(dy) · v = y ⊙ (v − Σ v ⊙ y),
     and  d(dx)/dy · v = v ⊙ (dy − Σ dy ⊙ y) − dy · Σ (v ⊙ y)."""
 
-    differentiable_backward = True
     node_name = "SoftmaxBackwardDataBackward0"  # PyTorch's
     graph_inputs = (0, 1)
 
@@ -76,8 +73,6 @@ class SoftmaxBackward(Function):
 class LogSoftmax(Function):
     """yᵢ = xᵢ - log Σⱼ e^xⱼ;   dx = dy - softmax(x) · Σ dy."""
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axis):
         out = Tensor(log_softmax_array(a.array, axis))
@@ -95,7 +90,6 @@ class LogSoftmaxBackward(Function):
     """log_softmax's backward, dx = dy − eʸ · Σ dy, as a Function of (dy, y) (sums along the axis);
     d(dx)/d(dy) · v = v − Σ (v ⊙ eʸ),   d(dx)/dy · v = −v ⊙ eʸ · Σ dy."""
 
-    differentiable_backward = True
     node_name = "LogSoftmaxBackwardDataBackward0"  # PyTorch's
     graph_inputs = (0, 1)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad import dtypes as _dtypes
-from minigrad import return_types
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
+from minigrad.compat import return_types
 from minigrad.ops.scatter import Scatter
 from minigrad.ops.topk_ties import topk_order
 from minigrad.tensor import Tensor, _normalize_dim
@@ -35,8 +35,6 @@ def _order(xp: Any, array: Any, axis: int, descending: bool) -> Any:
 class Select(Function):
     """(values, indices) = the first ``k`` of a's lines ordered along ``axis``;
     da = zeros with dvalues put back at indices (zeros.scatter(axis, indices, dvalues))."""
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, a, axis, descending, k, name, sorted_=True):

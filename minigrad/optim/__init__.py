@@ -16,6 +16,6 @@ from minigrad.optim import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "lr_scheduler"]
 
-from minigrad._unsupported import module_getattr  # noqa: E402
+from minigrad.compat.unsupported import module_getattr  # noqa: E402
 
 __getattr__ = module_getattr("minigrad.optim")  # NotImplementedError for names left out on purpose

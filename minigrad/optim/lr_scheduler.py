@@ -673,6 +673,6 @@ def _track_optimizer_steps(optimizer: Optimizer) -> None:
     optimizer.step = wrapper  # type: ignore[method-assign]  # on this instance only, as PyTorch's schedulers
 
 
-from minigrad._unsupported import module_getattr  # noqa: E402
+from minigrad.compat.unsupported import module_getattr  # noqa: E402
 
 __getattr__ = module_getattr("minigrad.optim.lr_scheduler")  # NotImplementedError: names left out on purpose

@@ -195,15 +195,14 @@ def test_backward_that_is_not_differentiable_refuses(refuse):
 
 def test_builtin_ops_declare_a_differentiable_backward():
     """Every built-in op's backward is written in tensor operations (so it can be recorded)."""
-    from minigrad.autograd.function import Function
+    from minigrad.autograd.function import BUILTIN_PACKAGES, Function
 
     def subclasses(cls):
         for sub in cls.__subclasses__():
             yield sub
             yield from subclasses(sub)
 
-    builtin = {cls for cls in subclasses(Function) if cls.__module__.startswith("minigrad.")
-               and not cls.__module__.startswith("minigrad.exercises")}
+    builtin = {cls for cls in subclasses(Function) if cls.__module__.startswith(BUILTIN_PACKAGES)}
     refused = sorted(cls.__qualname__ for cls in builtin if not cls._backward_is_differentiable)
     assert refused == sorted(ONCE_DIFFERENTIABLE), refused
 

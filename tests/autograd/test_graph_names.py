@@ -3,8 +3,8 @@
 Each case builds one expression on minigrad and on PyTorch from the same numbers, walks both
 graphs breadth first from the output's ``grad_fn``, and compares every node's name and the
 name and ``output_nr`` of every edge. Cases in ``DIFFERENT`` are where minigrad's graph is
-knowingly not PyTorch's (listed with the reason in docs/_graph_differences.md): there only
-the root node must match the name documented.
+knowingly not PyTorch's (listed with the reason in docs/compatibility.md, "Where minigrad's graph
+differs from PyTorch's"): there only the root node must match the name documented.
 """
 
 # ruff: noqa: E731, E501  (the table of cases reads best as one lambda a line)
@@ -277,7 +277,8 @@ CASES["sub_mean"] = lambda m: (lambda x: x - x.mean())(rand(m,3))
 CASES["where_nograd_cond"] = lambda m: m.where(rand(m,3, grad=False) > 0, rand(m,3), rand(m,3, grad=False))
 CASES["split_sizes"] = lambda m: rand(m,5,3).split([2, 3])[1]
 
-# Where minigrad's graph is not PyTorch's (see docs/_graph_differences.md): the root node's name.
+# Where minigrad's graph is not PyTorch's (docs/compatibility.md, "Where minigrad's graph differs from
+# PyTorch's"): the root node's name.
 DIFFERENT = {
     "matmul_2d_3d": "BmmBackward0",       # PyTorch transposes and clones around an mm
     "matmul_3d_batch1": "UnsafeViewBackward0",

@@ -130,6 +130,20 @@ def test_matplotlib_plots_a_cpu_tensor_like_a_numpy_array():
 
 # --- torch.backends ---------------------------------------------------------------------------
 
+
+def test_every_pytorch_module_path_imports():
+    """minigrad.compat's modules are importable under PyTorch's paths (``import minigrad.cuda``,
+    ``from minigrad.backends import cudnn``, ``import minigrad.utils.data.sampler``), as the same
+    module objects that ``mg.cuda`` and friends are."""
+    from minigrad.compat import PYTORCH_PATHS
+
+    for path in PYTORCH_PATHS:
+        module = importlib.import_module(f"minigrad.{path}")
+        assert module is importlib.import_module(f"minigrad.compat.{path}"), path
+        parent, _, name = f"minigrad.{path}".rpartition(".")
+        assert getattr(importlib.import_module(parent), name) is module, path
+
+
 # What a PyTorch CPU build answers holds where CuPy is absent; scripts/gpu-check.sh runs these
 # tests on a GPU machine, where minigrad rightly answers as a CUDA build.
 CUPY_INSTALLED = importlib.util.find_spec("cupy") is not None

@@ -188,10 +188,9 @@ def test_cuda_manual_seed_leaves_the_cpu_stream_alone_as_in_torch():
 
 
 def test_pytorch_spellings_of_the_data_modules_import():
+    from minigrad.utils.data import sampler  # noqa: PLC0415 (the import is what is tested)
     from minigrad.utils.data.dataloader import DataLoader  # noqa: PLC0415
     from minigrad.utils.data.dataset import Dataset  # noqa: PLC0415
-
-    from minigrad.utils.data import sampler  # noqa: PLC0415 (the import is what is tested)
 
     assert DataLoader is mg.data.DataLoader and Dataset is mg.data.Dataset
     assert sampler.SubsetRandomSampler is mg.utils.data.sampler.SubsetRandomSampler

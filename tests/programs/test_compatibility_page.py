@@ -1,6 +1,6 @@
 """docs/compatibility.md is true: every supported row names something minigrad has and a test
 file that exercises it, every not-supported row raises NotImplementedError, and every name left
-out on purpose (minigrad/_unsupported.py) is listed."""
+out on purpose (minigrad/compat/unsupported.py) is listed."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import minigrad
-from minigrad._unsupported import UNSUPPORTED
+from minigrad.compat.unsupported import UNSUPPORTED
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "compatibility.md"

@@ -1,4 +1,4 @@
-"""Names PyTorch has and minigrad leaves out on purpose (minigrad/_unsupported.py, listed in
+"""Names PyTorch has and minigrad leaves out on purpose (minigrad/compat/unsupported.py, listed in
 docs/compatibility.md): each is really PyTorch's, is really missing here, and raises a
 NotImplementedError that names it and the page; any other missing name is an AttributeError."""
 
@@ -10,7 +10,7 @@ import importlib.util
 import pytest
 from _reference import reference
 
-from minigrad._unsupported import UNSUPPORTED
+from minigrad.compat.unsupported import UNSUPPORTED
 
 LEFT_OUT = [(namespace, name) for namespace, table in UNSUPPORTED.items() for name in table]
 

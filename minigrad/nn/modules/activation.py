@@ -2,7 +2,7 @@
 ``Softmin``, ...
 
 Each forward is one call into ``F``; the derivatives live with the operations in
-``minigrad/ops/elementwise.py`` and ``minigrad/ops/softmax.py``.
+``minigrad/ops/activations.py`` and ``minigrad/ops/softmax.py``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Loss layers: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``BCELoss``, ``BCEWithLogitsLoss``,
-``KLDivLoss``, ... (the fused Functions are in ops/loss.py)."""
+``KLDivLoss``, ... (the fused Functions are in ops/loss.py and ops/elementwise_losses.py)."""
 
 from __future__ import annotations
 

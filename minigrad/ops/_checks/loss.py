@@ -1,4 +1,5 @@
-"""Argument checks of the losses (``ops/loss.py``), in PyTorch's order, with its exceptions and messages.
+"""Argument checks of the losses (``ops/loss.py``, ``ops/elementwise_losses.py``), in PyTorch's order,
+with its exceptions and messages.
 
 A warning's ``stacklevel`` counts the frames down to the user's call: this function, the loss in
 ``ops/loss.py``, ``nn.functional``'s entry, the user.

@@ -30,7 +30,6 @@ class Conv1dFunction(Function):
     """y = x ⋆ W + b on (N, C, L): conv2d's forward and backward on height-1 views, in one node
     (PyTorch's ``ConvolutionBackward0``, whose inputs are the 3-D input, weight and bias)."""
 
-    differentiable_backward = True
     node_name = "ConvolutionBackward0"
     graph_inputs = (0, 1, 2)
 

@@ -41,7 +41,6 @@ def _column_matrix(blocks: Any) -> Any:
 class UnfoldFunction(Function):
     """cols = im2col(x);   dx = col2im(d cols) = fold(d cols), the adjoint (and fold's backward is unfold)."""
 
-    differentiable_backward = True
     node_name = "Im2ColBackward0"
 
     @staticmethod
@@ -59,7 +58,6 @@ class UnfoldFunction(Function):
 class FoldFunction(Function):
     """x = col2im(cols);   d cols = im2col(dx) = unfold(dx), the adjoint (and unfold's backward is fold)."""
 
-    differentiable_backward = True
     node_name = "Col2ImBackward0"
 
     @staticmethod

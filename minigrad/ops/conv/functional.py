@@ -54,7 +54,6 @@ def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings:
 class Conv2dFunction(Function):
     """y = x ⋆ W + b by the chosen algorithm; the backward uses the algorithm the forward used."""
 
-    differentiable_backward = True
     node_name = "ConvolutionBackward0"
     graph_inputs = (0, 1, 2)  # input, weight, bias (None without one), as PyTorch
 
@@ -166,7 +165,6 @@ class Conv2dInputFunction(Function):
     caller (conv2d's backward) made it already.
     """
 
-    differentiable_backward = True
     node_name = "ConvolutionBackwardBackward0"
     graph_inputs = (0, 1)
 
@@ -202,7 +200,6 @@ class Conv2dWeightFunction(Function):
     kept for ``grad_weight`` (conv2d's backward passes both; None makes them afresh).
     """
 
-    differentiable_backward = True
     node_name = "ConvolutionBackwardBackward0"
     graph_inputs = (0, 1)
 

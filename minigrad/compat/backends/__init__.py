@@ -7,6 +7,6 @@ minigrad's ``'cuda'`` device is (CuPy and a GPU), ``mkldnn`` is a CPU build's. T
 kept and validated so such code runs; minigrad's kernels do not depend on them.
 """
 
-from minigrad.backends import cuda, cudnn, mkldnn, mps
+from minigrad.compat.backends import cuda, cudnn, mkldnn, mps
 
 __all__ = ["cuda", "cudnn", "mkldnn", "mps"]

@@ -7,7 +7,8 @@ here the only accelerator is a CUDA GPU through CuPy.
 
 from __future__ import annotations
 
-from minigrad import backend, cuda
+from minigrad import backend
+from minigrad.compat import cuda
 
 
 def is_available() -> bool:

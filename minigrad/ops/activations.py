@@ -1,0 +1,455 @@
+"""Activation functions: relu, leaky_relu, tanh, sigmoid, and the smooth ones, gelu, silu, elu,
+softplus. Each Function states its derivative; where the derivative is a computation of its own,
+it is a Function right below (PyTorch's ``threshold_backward``, ``tanh_backward``, ...), whose own
+backward gives the second derivative."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
+from minigrad.ops import inplace as _inplace
+from minigrad.ops._util import (
+    ieee_results,
+    not_implemented_for,
+    zero_where,
+)
+from minigrad.ops.elementwise import Where, _floating, erfc_array
+from minigrad.performance import parallel
+from minigrad.tensor import Tensor
+
+
+class Tanh(Function):
+    """y = tanh a;   dy/da = 1 - y²."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = Tensor(get_array_module(a).tanh(_floating(a)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return TanhBackward.apply(grad, out)
+
+
+class TanhBackward(Function):
+    """tanh's backward, da = dy · (1 - y²), as a Function of (dy, y);
+    d(da)/d(dy) = 1 - y²,  d(da)/dy = -2y · dy."""
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
+        y = out.array
+        return Tensor(grad.array * (1 - y * y))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, out = ctx.saved_tensors
+        d_grad = TanhBackward.apply(grad_grad, out) if ctx.needs_input_grad[0] else None
+        d_out = grad_grad * grad * out * -2 if ctx.needs_input_grad[1] else None
+        return d_grad, d_out
+
+
+class Sigmoid(Function):
+    """y = 1 / (1 + e⁻ᵃ);   dy/da = y (1 - y).  Computed without overflow for large |a|."""
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = get_array_module(a)
+        x = _floating(a)
+        e = xp.exp(-xp.abs(x))  # in (0, 1]: never overflows
+        out = Tensor(xp.where(x >= 0, 1 / (1 + e), e / (1 + e)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return SigmoidBackward.apply(grad, out)
+
+
+class SigmoidBackward(Function):
+    """sigmoid's backward, da = dy · y(1 - y), as a Function of (dy, y);
+    d(da)/d(dy) = y(1 - y),  d(da)/dy = (1 - 2y) · dy."""
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, out)
+        y = out.array
+        return Tensor(grad.array * y * (1 - y))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, out = ctx.saved_tensors
+        d_grad = SigmoidBackward.apply(grad_grad, out) if ctx.needs_input_grad[0] else None
+        d_out = grad_grad * grad * (1 - 2 * out) if ctx.needs_input_grad[1] else None
+        return d_grad, d_out
+
+
+class Relu(Function):  # PyTorch names its node ReluBackward0
+    """y = max(a, 0);   da = dy where y > 0, else 0 (also where y is nan: nan passes, as in PyTorch).
+
+    The backward is PyTorch's ``threshold_backward``, the Function below: what a second derivative
+    differentiates (its node is PyTorch's ``ThresholdBackwardBackward0``).
+    """
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.dtype is _dtypes.bool:  # max(True, 0) has no meaning PyTorch accepts
+            raise RuntimeError("Boolean inputs not supported for relu")
+
+        def relu(x: Any, out: Any) -> Any:  # x, 0 where negative: keeps -0.0 and nan, as PyTorch's
+            return zero_where(x < 0, x, out=out)
+
+        x = a.array
+        # speed: a large batch is computed in pieces on minigrad's threads, with the same numbers
+        y = Tensor(parallel.map_into(relu, get_array_module(a).empty_like(x), x, passes=3))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad, y)
+
+
+class ThresholdBackward(Function):
+    """relu's backward, da = dy where y > 0, else 0; linear in dy and flat in y:
+    d(da)/d(dy) = the same selection,  d(da)/dy = 0."""
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        def threshold_backward(out_y: Any, dy: Any, out: Any) -> Any:  # y <= 0 is false for nan: dy passes
+            return zero_where(out_y <= 0, dy, out=out)
+
+        ctx.save_for_backward(y)
+        g = grad.array  # in pieces on minigrad's threads, as relu's forward
+        return Tensor(parallel.map_into(threshold_backward, get_array_module(grad).empty_like(g), y.array, g,
+                                        passes=3))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad_grad, y), None
+
+
+class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
+    """y = a where a > 0, else s·a;   dy/da = 1 where a > 0, else s (so s at a = 0, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, a, negative_slope, in_place):
+        if not a.dtype.is_floating_point:
+            raise not_implemented_for("leaky_relu_cpu", a)
+        ctx.save_for_backward(a)
+        ctx.negative_slope, ctx.in_place = negative_slope, in_place
+        if in_place:
+            ctx._name = "LeakyReluBackward1"
+        x = a.array
+        with ieee_results():  # -inf · 0 is nan, as PyTorch's
+            return Tensor(get_array_module(a).where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.in_place and ctx.negative_slope < 0:
+            # PyTorch's in-place node keeps only y, from which a cannot be told when s < 0.
+            raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope "
+                               f"({ctx.negative_slope}) which is not supported. This is caused by calling "
+                               "in-place forward function with a negative slope, please call out-of-place "
+                               "version instead.")
+        (a,) = ctx.saved_tensors
+        return LeakyReluBackward.apply(grad, a, ctx.negative_slope), None, None
+
+
+class LeakyReluBackward(Function):
+    """leaky_relu's backward, da = dy where a > 0, else s·dy; linear in dy and flat in a:
+    d(da)/d(dy) = the same (1 or s),  d(da)/da = 0."""
+
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, negative_slope):
+        ctx.save_for_backward(a)
+        ctx.negative_slope = negative_slope
+        g = grad.array
+        grad_a = get_array_module(grad).where(a.array > 0, g, g * negative_slope)
+        return Tensor(grad_a.astype(g.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        (a,) = ctx.saved_tensors
+        return LeakyReluBackward.apply(grad_grad, a, ctx.negative_slope), None, None
+
+
+def tanh(a: Tensor) -> Tensor:
+    return Tanh.apply(a)
+
+
+def sigmoid(a: Tensor) -> Tensor:
+    return Sigmoid.apply(a)
+
+
+def relu(a: Tensor) -> Tensor:
+    return Relu.apply(a)
+
+
+def leaky_relu(a: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """a where a > 0, else negative_slope·a; ``inplace=True`` overwrites ``a`` (as ``leaky_relu_``)."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"leaky_relu(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    slope = _slope(negative_slope)
+    if inplace:
+        return _inplace.apply(a, "leaky_relu_", lambda t: LeakyRelu.apply(t, slope, True))
+    return LeakyRelu.apply(a, slope, False)
+
+
+def _slope(value: Any) -> numbers.Real:
+    """``negative_slope`` as a Python number: PyTorch takes a real number or a 0-dim tensor."""
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, numbers.Real):
+        return value
+    if isinstance(value, numbers.Number):
+        raise RuntimeError(f"leaky_relu(): negative_slope {value!r} cannot be converted to type float "
+                           "without overflow")
+    raise TypeError(f"leaky_relu(): argument 'negative_slope' (position 2) must be Number, not "
+                    f"{type(value).__name__}")
+
+
+_SQRT_2_OVER_PI = 0.7978845608028654  # √(2/π)
+_INV_SQRT_2PI = 0.3989422804014327    # 1/√(2π)
+
+
+class Gelu(Function):
+    """y = x·Φ(x), Φ(x) = ½ erfc(−x/√2);   dy/dx = Φ(x) + x·φ(x), φ(x) = e^(−x²/2)/√(2π).
+    'tanh': y = ½x(1 + t), t = tanh(√(2/π)(x + 0.044715x³));
+            dy/dx = ½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²).
+    """
+
+    @staticmethod
+    def forward(ctx, a, approximate):
+        ctx.save_for_backward(a)
+        ctx.approximate = approximate
+        x, xp = a.array, get_array_module(a)
+        if approximate == "tanh":
+            return Tensor(0.5 * x * (1 + xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))))
+        return Tensor(0.5 * x * erfc_array(xp, -x * 0.7071067811865476))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return GeluBackward.apply(grad, a, ctx.approximate), None
+
+
+class GeluBackward(Function):
+    """gelu's backward, da = dy · gelu'(a), as a Function of (dy, a) (gelu' in ``Gelu``'s docstring);
+    d(da)/d(dy) = gelu'(a),  d(da)/da = dy · gelu''(a), where
+    gelu''(x) = φ(x)(2 − x²), and for 'tanh' (u = √(2/π)(x + 0.044715x³), t = tanh u)
+    gelu''(x) = (1 − t²)(u' − x·t·u'² + ½x·u'')."""
+
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, approximate):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
+        ctx.approximate = approximate
+        x, xp = a.array, get_array_module(a)
+        if approximate == "tanh":
+            t = xp.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x))
+            slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x * x)
+        else:
+            slope = 0.5 * erfc_array(xp, -x * 0.7071067811865476) + x * _INV_SQRT_2PI * xp.exp(-0.5 * x * x)
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        d_grad = GeluBackward.apply(grad_grad, a, ctx.approximate) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            if ctx.approximate == "tanh":
+                k, c = _SQRT_2_OVER_PI, 0.044715
+                t = (k * (a + c * a * a * a)).tanh()
+                du = k * (1 + 3 * c * a * a)
+                curvature = (1 - t * t) * (du - a * t * du * du + 3 * k * c * a * a)   # ½x·u'' = 3kc·x²
+            else:
+                curvature = (a * a * -0.5).exp() * _INV_SQRT_2PI * (2 - a * a)
+            d_a = grad_grad * grad * curvature
+        return d_grad, d_a, None
+
+
+def _sigmoid_array(xp: Any, x: Any) -> Any:
+    """σ(x) = 1 / (1 + e⁻ˣ) without overflow (as ``Sigmoid``)."""
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+class Silu(Function):
+    """y = x·σ(x);   dy/dx = σ(x)(1 + x(1 − σ(x)))."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return Tensor(a.array * _sigmoid_array(get_array_module(a), a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return SiluBackward.apply(grad, a)
+
+
+class SiluBackward(Function):
+    """silu's backward, da = dy · σ(a)(1 + a(1 − σ(a))), as a Function of (dy, a);
+    d(da)/d(dy) = the same slope,  d(da)/da = dy · σ(a)(1 − σ(a))(2 + a(1 − 2σ(a)))."""
+
+    @staticmethod
+    def forward(ctx, grad, a):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
+        x = a.array
+        s = _sigmoid_array(get_array_module(a), x)
+        return Tensor(grad.array * s * (1 + x * (1 - s)))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        d_grad = SiluBackward.apply(grad_grad, a) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            s = a.sigmoid()
+            d_a = grad_grad * grad * (s * (1 - s) * (2 + a * (1 - 2 * s)))
+        return d_grad, d_a
+
+
+class Elu(Function):
+    """y = x where x > 0, else α(eˣ − 1);   dy/dx = 1 where x > 0, else α eˣ (α at 0, as PyTorch).
+
+    At a nan x the slope is nan, as in PyTorch's vectorised kernel (its scalar loop, used for short
+    tensors, gives 1 there instead)."""
+
+    @staticmethod
+    def forward(ctx, a, alpha):
+        ctx.save_for_backward(a)
+        ctx.alpha = alpha
+        x, xp = a.array, get_array_module(a)
+        with ieee_results():
+            return Tensor(xp.where(x > 0, x, alpha * xp.expm1(xp.minimum(x, 0))))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return EluBackward.apply(grad, a, ctx.alpha), None
+
+
+class EluBackward(Function):
+    """elu's backward, da = dy where a > 0, else dy · α eᵃ, as a Function of (dy, a);
+    d(da)/d(dy) = the same slope,  d(da)/da = 0 where a > 0, else dy · α eᵃ."""
+
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, alpha):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
+        ctx.alpha = alpha
+        x, xp = a.array, get_array_module(a)
+        slope = xp.where(x > 0, 1.0, alpha * xp.exp(xp.minimum(x, 0)))
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        d_grad = EluBackward.apply(grad_grad, a, ctx.alpha) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            # eᵃ of a clamped at 0: no overflow (and no inf · 0) where a > 0 selects 0
+            curvature = a.clamp(max=0).exp() * ctx.alpha
+            d_a = grad_grad * grad * Where.apply(Tensor(a.array > 0), 0.0, curvature)
+        return d_grad, d_a, None
+
+
+class Softplus(Function):
+    """y = log(1 + e^(βx)) / β, and y = x where βx > threshold;   dy/dx = σ(βx) (1 beyond threshold)."""
+
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        x, xp = a.array, get_array_module(a)
+        bx = x * beta
+        with ieee_results():
+            return Tensor(xp.where(bx > threshold, x, xp.log1p(xp.exp(xp.minimum(bx, threshold))) / beta)
+                        .astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return SoftplusBackward.apply(grad, a, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusBackward(Function):
+    """softplus's backward, da = dy · σ(βa) (dy where βa > threshold), as a Function of (dy, a);
+    d(da)/d(dy) = the same slope,  d(da)/da = dy · β σ(βa)(1 − σ(βa)) (0 beyond threshold)."""
+
+    graph_inputs = (0, 1)
+
+    @staticmethod
+    def forward(ctx, grad, a, beta, threshold):
+        ctx.save_for_backward(grad if ctx.needs_input_grad[1] else None, a)
+        ctx.beta, ctx.threshold = beta, threshold
+        x, xp = a.array, get_array_module(a)
+        bx = x * beta
+        z = xp.exp(xp.minimum(bx, threshold))
+        slope = xp.where(bx > threshold, 1.0, z / (z + 1))
+        return Tensor(grad.array * slope.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad, a = ctx.saved_tensors
+        beta, threshold = ctx.beta, ctx.threshold
+        d_grad = SoftplusBackward.apply(grad_grad, a, beta, threshold) if ctx.needs_input_grad[0] else None
+        d_a = None
+        if ctx.needs_input_grad[1]:
+            z = (a * beta).clamp(max=threshold).exp()
+            curvature = z / ((z + 1) * (z + 1)) * beta     # β σ(βa)(1 − σ(βa)) = β z / (1 + z)²
+            d_a = grad_grad * grad * Where.apply(Tensor(a.array * beta > threshold), 0.0, curvature)
+        return d_grad, d_a, None, None
+
+
+def _check_floating(a: Tensor, kernel: str) -> None:
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{kernel}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    if not a.dtype.is_floating_point:
+        raise not_implemented_for(kernel, a)
+
+
+def gelu(a: Tensor, approximate: str = "none") -> Tensor:
+    """x·Φ(x) (Φ the standard normal CDF), or its tanh approximation with ``approximate='tanh'``."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh. (got {approximate!r})")
+    _check_floating(a, "GeluKernelImpl")
+    return Gelu.apply(a, approximate)
+
+
+def silu(a: Tensor, inplace: bool = False) -> Tensor:
+    """x·σ(x) (the swish); ``inplace=True`` overwrites ``a``."""
+    _check_floating(a, "silu_cpu")
+    if inplace:
+        return _inplace.apply(a, "silu_", Silu.apply)
+    return Silu.apply(a)
+
+
+def elu(a: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else α(eˣ − 1); ``inplace=True`` overwrites ``a``."""
+    _check_floating(a, "elu_cpu")
+    if inplace:
+        return _inplace.apply(a, "elu_", lambda t: Elu.apply(t, alpha))
+    return Elu.apply(a, alpha)
+
+
+def softplus(a: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + e^(βx)) / β, reverting to x where βx > threshold."""
+    _check_floating(a, "softplus_cpu")
+    return Softplus.apply(a, beta, threshold)
