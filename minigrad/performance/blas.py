@@ -8,6 +8,11 @@ threads of its own as well, ``n`` pool threads would start ``n²`` threads on ``
 on the way out, an exception included; nothing outside such a block changes, and importing
 minigrad changes nothing.
 
+**Fork.** OpenBLAS cannot be forked while another thread is inside a product that it runs with a
+thread count changed around it: the parent's next product can spin forever. So a fork waits,
+in an ``os.register_at_fork`` hook, until no thread is inside a :func:`one_thread` block, and
+no block starts until it is done; the child starts with no block open.
+
 threadpoolctl finds the BLAS libraries NumPy loaded (OpenBLAS, MKL, BLIS, FlexiBLAS) and sets their
 thread counts through their own C functions, which costs microseconds. Where it finds none that
 it can control (Apple's Accelerate, for one), :func:`controllable` is False and the products keep
@@ -29,22 +34,43 @@ __all__ = ["controllable", "one_thread", "set_threads", "thread_counts"]
 
 _libraries: list[Any] | None = None   # threadpoolctl's controllers of the loaded BLAS libraries
 _lock = threading.Lock()
+_changed = threading.Condition(_lock)   # notified when the last block ends, and after a fork
 _holders = 0                          # blocks inside one_thread now, in any thread
+_forks = 0                            # forks waiting for the blocks to end: no new block starts
 _counts: list[int] = []               # the thread counts to restore when the last block ends
+_local = threading.local()            # .blocks: this thread's blocks (a fork from inside one waits for the others)
+
+
+def _before_fork() -> None:
+    """Hold the fork until no other thread is inside a block; ``_lock`` stays held through it."""
+    global _forks
+    _lock.acquire()
+    _forks += 1
+    while _holders > getattr(_local, "blocks", 0):
+        _changed.wait()
+
+
+def _after_fork_in_parent() -> None:
+    global _forks
+    _forks -= 1
+    _changed.notify_all()
+    _lock.release()
 
 
 def _reset_in_child() -> None:
-    """After ``os.fork()`` the child has no thread that is inside a block: give the BLAS its count back."""
-    global _lock, _holders
+    """After ``os.fork()`` only the forking thread is left: its blocks end with it; give the BLAS its count back."""
+    global _lock, _changed, _holders, _forks, _local
     _lock = threading.Lock()
+    _changed = threading.Condition(_lock)
     if _holders:
         for library, count in zip(_blas_libraries(), _counts):
             library.set_num_threads(count)
-    _holders = 0
+    _holders, _forks, _local = 0, 0, threading.local()
 
 
 if hasattr(os, "register_at_fork"):   # POSIX; Windows starts processes afresh
-    os.register_at_fork(after_in_child=_reset_in_child)
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_reset_in_child)
 
 
 def _blas_libraries() -> list[Any]:
@@ -70,11 +96,11 @@ def set_threads(threads: int) -> None:
     """Give every BLAS library ``threads`` threads, now or, inside a :func:`one_thread` block, when
     the last block ends (``mg.set_num_threads``)."""
     global _counts
-    with _lock:
+    with _lock:   # held throughout: a block starting meanwhile would restore the old count
         if _holders:
             _counts = [threads] * len(_blas_libraries())
-            return
-    ThreadpoolController().limit(limits=threads, user_api="blas")
+        else:
+            ThreadpoolController().limit(limits=threads, user_api="blas")
 
 
 @contextmanager
@@ -85,16 +111,21 @@ def one_thread() -> Iterator[None]:
     global _holders, _counts
     libraries = _blas_libraries()
     with _lock:
+        while _forks and not getattr(_local, "blocks", 0):   # a fork waits for the blocks to end
+            _changed.wait()
         if _holders == 0:
             _counts = [library.num_threads for library in libraries]
             for library in libraries:
                 library.set_num_threads(1)
         _holders += 1
+        _local.blocks = getattr(_local, "blocks", 0) + 1
     try:
         yield
     finally:
         with _lock:
             _holders -= 1
+            _local.blocks -= 1
             if _holders == 0:
                 for library, count in zip(libraries, _counts):
                     library.set_num_threads(count)
+                _changed.notify_all()
