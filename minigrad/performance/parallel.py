@@ -149,21 +149,22 @@ class _Workers:
             task = self.tasks.get()
             if task is None:   # _stop(): this pool was retired and no call uses it
                 return
-            context, modes, fn, start, stop, done, errors = task
+            context, modes, fn, start, stop, done, ran = task
+            error = None
             try:
                 _run_chunk(context, modes, fn, start, stop)
-            except BaseException as error:  # noqa: BLE001 (handed to the caller, which raises it)
-                errors.append(error)
-            finally:
-                done.release()
+            except BaseException as raised:  # noqa: BLE001 (handed to the caller, which raises it)
+                error = raised
+            ran.append((done, error))   # before the release: the caller may look here instead
+            done.release()
 
     def submit(self, modes: tuple, fn: Callable[[int, int], None], start: int, stop: int,
-               errors: list) -> threading.Lock:
+               ran: list) -> threading.Lock:
         """Queue ``fn(start, stop)`` (in a copy of the caller's context, under ``modes``); returns a
-        lock that is released when it has run, an exception it raised appended to ``errors``."""
+        lock that is released when it has run, after ``(lock, exception or None)`` is appended to ``ran``."""
         done = threading.Lock()
         done.acquire()
-        self.tasks.put((contextvars.copy_context(), modes, fn, start, stop, done, errors))
+        self.tasks.put((contextvars.copy_context(), modes, fn, start, stop, done, ran))
         return done
 
     def retire(self) -> None:
@@ -350,34 +351,40 @@ def _run_ranges(ranges: list[tuple[int, int]], fn: Callable[[int, int], None]) -
         for start, stop in ranges:
             _run_chunk(contextvars.copy_context(), modes, fn, start, stop)
         return
-    errors: list[BaseException] = []
+    ran: list[tuple[threading.Lock, BaseException | None]] = []
     done: list[threading.Lock] = []
     error: BaseException | None = None
     try:
         for start, stop in ranges[1:]:
-            done.append(pool.submit(modes, fn, start, stop, errors))
+            done.append(pool.submit(modes, fn, start, stop, ran))
         _run_chunk(contextvars.copy_context(), modes, fn, *ranges[0])
     except BaseException as first_error:  # noqa: BLE001 (re-raised below, once every chunk is done)
         error = first_error
-    interrupted = _wait_for(done)
+    interrupted = _wait_for(done, ran)
     _give_back(pool)
     if interrupted is not None:
         raise interrupted
+    errors = [raised for _, raised in ran if raised is not None]
     if error is None and errors:
         error = errors[0]
     if error is not None:
         raise error
 
 
-def _wait_for(done: list[threading.Lock]) -> BaseException | None:
+def _wait_for(done: list[threading.Lock], ran: list) -> BaseException | None:
     """Wait until every chunk has run, even through a KeyboardInterrupt (returned, to be raised
-    then): a chunk still running writes into an array the caller is about to see."""
+    then): a chunk still running writes into an array the caller is about to see.
+
+    A chunk that has run is in ``ran``: that, not the lock, says when to stop waiting, since an
+    interrupt may strike just after ``acquire`` returned, and a second ``acquire`` would never return.
+    """
     interrupted = None
     for lock in done:
         while True:
             try:
+                if any(handed is lock for handed, _ in ran):
+                    break
                 lock.acquire()
-                break
             except BaseException as error:  # noqa: BLE001 (a signal in the calling thread; raised after)
                 interrupted = interrupted or error
     return interrupted
