@@ -197,10 +197,10 @@ def interrupt_while_computing(interrupts: int = 40) -> None:
     a, b, x = _arrays()
     product = a @ b
     blas_before = blas.thread_counts()
-    armed = True
+    armed = False
 
     def on_sigint(signum: int, frame: object) -> None:
-        if armed:   # a late signal, after the loop, is dropped
+        if armed:   # a signal before or after the loop is dropped
             raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, on_sigint)
@@ -219,6 +219,7 @@ def interrupt_while_computing(interrupts: int = 40) -> None:
     thread = threading.Thread(target=interrupter)
     thread.start()
     try:
+        armed = True
         while not sent.is_set():
             try:
                 assert _right(parallel, a, b, x, product, out)

@@ -221,12 +221,12 @@ def _run_chunk(context: contextvars.Context, modes: tuple, fn: Callable[[int, in
                start: int, stop: int) -> None:
     own = _callers_modes()
     try:
-        _local.inside = True   # inside the try: an interrupt cannot leave it set
+        _local.inside = True   # set and cleared inside the try: an interrupt cannot leave it set
         _set_modes(modes)
         context.run(fn, start, stop)
     finally:
-        _set_modes(own)
         _local.inside = False
+        _set_modes(own)
 
 
 def parallel_for(xp: Any, n_items: int, item_bytes: int, fn: Callable[[int, int], None]) -> None:
