@@ -8,7 +8,9 @@ threads. ``set_num_threads`` sets the pool's size and the BLAS's own thread coun
 threadpoolctl, which a program's own NumPy products use), for the rest of the process, as
 ``torch.set_num_threads`` limits PyTorch's intra-op threads; ``get_num_threads`` says how many
 they use. Until a program calls ``set_num_threads``, both use the BLAS's own count (the
-processor count where no BLAS is found). On the GPU (CuPy) the number does not apply.
+processor count where no BLAS is found). On the GPU (CuPy) the number does not apply. Any
+thread may call ``set_num_threads`` at any time, also while others compute on the pool
+(docs/guarantees.md, "Threads").
 
 ``set_num_interop_threads`` / ``get_num_interop_threads`` exist for PyTorch's programs: minigrad
 runs one operation at a time, so the number is kept and reported, and changes nothing.
