@@ -34,6 +34,7 @@ from minigrad.autograd import (
     no_grad,
     set_grad_enabled,
 )
+from minigrad.autograd.grad_mode import is_inference_mode_enabled
 from minigrad.backend import Device, device, get_default_device, set_backend, set_default_device
 from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
@@ -65,6 +66,7 @@ __all__ = ["__version__", "Tensor", "Size", "accelerator", "autograd", "backend"
            "memory", "set_printoptions", "get_num_threads", "set_num_threads", "get_num_interop_threads",
            "set_num_interop_threads", "dtypes", "no_grad", "enable_grad", "is_anomaly_enabled",
            "inference_mode", "set_grad_enabled", "is_grad_enabled",
+           "is_inference_mode_enabled",
            "device", "Device", "set_backend", "set_default_device", "get_default_device",
            "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
            "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like",

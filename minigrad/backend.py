@@ -8,6 +8,7 @@ uses ``xp`` exactly as it would use NumPy, so one code path serves the CPU
 
 from __future__ import annotations
 
+import threading
 import types
 from typing import Any
 
@@ -77,14 +78,12 @@ class Device:
 
     def __enter__(self) -> Device:
         """``with mg.device('cuda'):`` makes this the default device for new tensors inside the block."""
-        global _default
-        _entered.append(_default)
-        _default = self
+        _default.entered.append(_default.device)
+        _default.device = self
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        global _default
-        _default = _entered.pop()
+        _default.device = _default.entered.pop()
 
 
 device = Device  # ``mg.device('cpu')`` as in PyTorch
@@ -112,10 +111,10 @@ def use_cuda_module(xp: Any | None) -> None:
     machines without a GPU. The module must offer ``ndarray``, ``asarray`` (host to
     device) and ``asnumpy`` (device to host), as CuPy does.
     """
-    global _cuda_xp, _cuda_error, _default
+    global _cuda_xp, _cuda_error
     _cuda_xp, _cuda_error = xp, None
-    if xp is None and _default == CUDA:
-        _default = CPU
+    if xp is None and _default.device == CUDA:
+        _default.device = CPU
 
 
 def _load_cupy() -> Any:
@@ -218,13 +217,23 @@ def to_device(array: Any, dev: Device) -> Any:
 # One setting serves ``set_default_device``, ``with mg.device(...)`` and ``set_backend``: the
 # factories (``tensor``, ``zeros``, ``randn`` ...) read it through :func:`default_device`.
 
-_default = CPU
-_entered: list[Device] = []  # the defaults that enclosing ``with device(...)`` blocks will restore
+
+class _ThreadDefault(threading.local):
+    """This thread's default device (``threading.local``): as in PyTorch, setting it changes it for
+    the calling thread only, and a new thread starts on the CPU."""
+
+    device: Device = CPU
+
+    def __init__(self) -> None:
+        self.entered: list[Device] = []  # the defaults that enclosing ``with device(...)`` blocks restore
+
+
+_default = _ThreadDefault()
 
 
 def default_device() -> Device:
     """The device new tensors are created on when no ``device=`` is given."""
-    return _default
+    return _default.device
 
 
 def get_default_device() -> Device:
@@ -233,28 +242,29 @@ def get_default_device() -> Device:
     ``'cuda'`` comes back with its index (``cuda:0``), and, as PyTorch's, raises when no GPU is
     usable.
     """
-    if _default.type == "cuda" and _default.index is None:
+    if _default.device.type == "cuda" and _default.device.index is None:
         _load_cupy()
         return Device("cuda", 0)
-    return _default
+    return _default.device
 
 
 def set_default_device(device: Device | str | int | None) -> None:
     """Make ``device`` the default for new tensors, as ``torch.set_default_device``; None means the CPU.
 
+    As PyTorch's, the setting is the calling thread's: other threads keep theirs.
+
     Nothing is checked here: without CuPy, ``set_default_device('cuda')`` succeeds and creating
     a tensor then raises :class:`CudaUnavailableError`, as with a PyTorch CPU build. An int is
     a CUDA device index. Existing tensors stay where they are.
     """
-    global _default
     if device is None:
-        _default = CPU
+        _default.device = CPU
     elif isinstance(device, (str, Device)):
-        _default = Device(device)
+        _default.device = Device(device)
     elif isinstance(device, int) and not isinstance(device, bool):
         if not cuda_available():
             raise RuntimeError(f"Cannot access accelerator device when none is available (device {device}).")
-        _default = Device("cuda", device)
+        _default.device = Device("cuda", device)
     else:  # Device's own message
         raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
 
@@ -263,7 +273,8 @@ def set_backend(name: str) -> None:
     """``'numpy'``: new tensors on the CPU (the default); ``'cupy'``: new tensors on the GPU.
 
     The same setting as :func:`set_default_device` (``'cpu'`` or ``'cuda'``), except that
-    ``'cupy'`` checks at once that a GPU is usable. Existing tensors stay where they are.
+    ``'cupy'`` checks at once that a GPU is usable. Existing tensors stay where they are. Like
+    ``set_default_device``, it sets the calling thread's default.
     """
     if name == "numpy":
         set_default_device(CPU)

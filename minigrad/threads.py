@@ -8,7 +8,9 @@ threads. ``set_num_threads`` sets the pool's size and the BLAS's own thread coun
 threadpoolctl, which a program's own NumPy products use), for the rest of the process, as
 ``torch.set_num_threads`` limits PyTorch's intra-op threads; ``get_num_threads`` says how many
 they use. Until a program calls ``set_num_threads``, both use the BLAS's own count (the
-processor count where no BLAS is found). On the GPU (CuPy) the number does not apply.
+processor count where no BLAS is found). On the GPU (CuPy) the number does not apply. Any
+thread may call ``set_num_threads`` at any time, also while others compute on the pool
+(docs/guarantees.md, "Threads").
 
 ``set_num_interop_threads`` / ``get_num_interop_threads`` exist for PyTorch's programs: minigrad
 runs one operation at a time, so the number is kept and reported, and changes nothing.
@@ -17,13 +19,25 @@ runs one operation at a time, so the number is kept and reported, and changes no
 from __future__ import annotations
 
 import os
+import threading
 
 from minigrad.performance import blas, parallel
 
 __all__ = ["get_num_interop_threads", "get_num_threads", "set_num_interop_threads", "set_num_threads"]
 
 _threads: int | None = None   # set by set_num_threads; None: whatever the BLAS uses
+_setting = threading.Lock()   # two threads setting at once leave the BLAS and the pool agreeing
 _interop_threads = 1
+
+
+def _new_lock_in_child() -> None:
+    """After ``os.fork()`` only the forking thread is left: another thread's hold on the lock is gone."""
+    global _setting
+    _setting = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):   # POSIX; Windows starts processes afresh
+    os.register_at_fork(after_in_child=_new_lock_in_child)
 
 
 def _positive_int(value: object, name: str) -> int:
@@ -37,9 +51,11 @@ def _positive_int(value: object, name: str) -> int:
 def set_num_threads(n: int) -> None:
     """Compute with at most ``n`` threads (NumPy's BLAS and minigrad's pool), from now on in this process."""
     global _threads
-    _threads = _positive_int(n, "set_num_threads")
-    blas.set_threads(_threads)
-    parallel.resize(_threads)
+    threads = _positive_int(n, "set_num_threads")
+    with _setting:
+        _threads = threads
+        blas.set_threads(threads)
+        parallel.resize(threads)
 
 
 def get_num_threads() -> int:

@@ -21,16 +21,24 @@ How it works:
 - Below :data:`MIN_CHUNK_BYTES` of work per chunk it makes fewer chunks, down to one call on
   the calling thread: waking a thread costs more than a small copy.
 - The pool is made on first use (importing minigrad starts no thread), with
-  ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it.
+  ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it. A call holds on
+  to the pool it started with until its pieces are done: a replaced pool is retired, its threads
+  ending only once no call uses it, so resizing while other threads compute never strands a piece.
+- Several Python threads may compute at once: their pieces share the pool's queue, and each
+  caller waits for its own.
 - Arrays of another array module than NumPy (CuPy) run as one call: a GPU needs no host threads.
 - A process made by ``os.fork()`` (``multiprocessing`` on Linux) starts without the parent's
-  threads, and makes a pool of its own when it needs one.
+  threads, and makes a pool of its own when it needs one (``blas.py`` holds a fork back until no
+  thread is inside a product cut between threads).
 - A ``parallel_for`` inside a chunk (an op that uses the pool, called by another) runs its
   ranges one after another on that thread: the pool never waits on itself.
 - An exception in any chunk is raised to the caller, after every chunk has finished (so no
-  chunk still writes into an array the caller sees).
+  chunk still writes into an array the caller sees); a KeyboardInterrupt in the calling thread
+  too, and the pool stays usable.
 - Chunks run in a copy of the caller's ``contextvars`` context: NumPy keeps its error state
-  (``numpy.errstate``) and ufunc buffer size there, so a chunk computes under the caller's.
+  (``numpy.errstate``) and ufunc buffer size there, so a chunk computes under the caller's. They
+  run under the caller's grad mode, inference mode and default device as well, which are per
+  thread (``autograd/grad_mode.py``, ``backend.py``).
 
 What a ``parallel_for`` chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``)
 directly. Outside :func:`parallel_products` the BLAS may have ``get_num_threads()`` threads of its
@@ -56,6 +64,8 @@ from typing import Any
 
 import numpy
 
+from minigrad import backend
+from minigrad.autograd.grad_mode import _GradMode
 from minigrad.backend import get_array_module
 from minigrad.performance import blas
 
@@ -72,14 +82,23 @@ MIN_PRODUCT_WORK = 1 << 21
 # Below this a BLAS runs a product on one thread anyway (OpenBLAS's own cut-off is 4·65536).
 SMALL_PRODUCT_WORK = 1 << 18
 
-_lock = threading.Lock()
-_workers: _Workers | None = None
+_lock = threading.Lock()       # guards _workers, _size and each pool's users
+_workers: _Workers | None = None   # the pool new calls use; made on first use
 _size: int | None = None       # threads the loops use (the caller's included); None: ask get_num_threads
 _local = threading.local()     # .inside: this thread is running a chunk
 
 
 def pool_size() -> int:
     """How many threads a parallel loop uses, the caller's included: ``mg.get_num_threads()``."""
+    size = _size
+    if size is None:
+        with _lock:
+            size = _size_locked()
+    return size
+
+
+def _size_locked() -> int:
+    """:func:`pool_size`, with ``_lock`` held: a resize cannot slip in between reading and keeping it."""
     global _size
     if _size is None:
         from minigrad.threads import get_num_threads  # noqa: PLC0415 (threads imports this module)
@@ -91,13 +110,14 @@ def pool_size() -> int:
 def resize(threads: int | None) -> None:
     """Use ``threads`` threads from now on (None: ask ``get_num_threads`` again on next use).
 
-    Called by ``mg.set_num_threads``; the old pool's threads finish their work and end.
+    Called by ``mg.set_num_threads``. The old pool is retired: calls already using it keep it
+    until their pieces are done, and its threads end after that.
     """
     global _workers, _size
     with _lock:
         old, _workers, _size = _workers, None, threads
-    if old is not None:
-        old.stop()
+        if old is not None:
+            old.retire()
 
 
 def _forget_pool_in_child() -> None:
@@ -120,42 +140,63 @@ class _Workers:
     def __init__(self, count: int) -> None:
         self.tasks: queue.SimpleQueue = queue.SimpleQueue()
         self.count = count
+        self.users = 0          # calls that may still queue chunks here (counted under _lock)
+        self.retired = False    # replaced by resize(): end the threads once users is 0
         for number in range(count):
             threading.Thread(target=self._serve, name=f"minigrad_{number}", daemon=True).start()
 
     def _serve(self) -> None:
         while True:
             task = self.tasks.get()
-            if task is None:   # stop(): this pool was replaced
+            if task is None:   # _stop(): this pool was retired and no call uses it
                 return
-            context, fn, start, stop, done, errors = task
+            context, modes, fn, start, stop, done, ran = task
+            error = None
             try:
-                _run_chunk(context, fn, start, stop)
-            except BaseException as error:  # noqa: BLE001 (handed to the caller, which raises it)
-                errors.append(error)
-            finally:
-                done.release()
+                _run_chunk(context, modes, fn, start, stop)
+            except BaseException as raised:  # noqa: BLE001 (handed to the caller, which raises it)
+                error = raised
+            ran.append((done, error))   # before the release: the caller may look here instead
+            done.release()
 
-    def submit(self, fn: Callable[[int, int], None], start: int, stop: int, errors: list) -> threading.Lock:
-        """Queue ``fn(start, stop)`` (in a copy of the caller's context); returns a lock that is
-        released when it has run, an exception it raised appended to ``errors``."""
+    def submit(self, modes: tuple, fn: Callable[[int, int], None], start: int, stop: int,
+               ran: list) -> threading.Lock:
+        """Queue ``fn(start, stop)`` (in a copy of the caller's context, under ``modes``); returns a
+        lock that is released when it has run, after ``(lock, exception or None)`` is appended to ``ran``."""
         done = threading.Lock()
         done.acquire()
-        self.tasks.put((contextvars.copy_context(), fn, start, stop, done, errors))
+        self.tasks.put((contextvars.copy_context(), modes, fn, start, stop, done, ran))
         return done
 
-    def stop(self) -> None:
+    def retire(self) -> None:
+        """With ``_lock`` held: no new call will use this pool; its threads end when the last one is done."""
+        self.retired = True
+        if self.users == 0:
+            self._stop()
+
+    def _stop(self) -> None:
         """Let each thread end once the chunks already queued have run."""
         for _ in range(self.count):
             self.tasks.put(None)
 
 
-def _pool(workers: int) -> _Workers:
+def _borrow_pool() -> _Workers | None:
+    """The current pool, held for one call (None where there is only the calling thread)."""
     global _workers
     with _lock:
         if _workers is None:
-            _workers = _Workers(workers)
+            if _size_locked() < 2:
+                return None
+            _workers = _Workers(_size_locked() - 1)
+        _workers.users += 1
         return _workers
+
+
+def _give_back(pool: _Workers) -> None:
+    with _lock:
+        pool.users -= 1
+        if pool.retired and pool.users == 0:
+            pool._stop()
 
 
 def chunk_ranges(n_items: int, item_bytes: int, threads: int) -> list[tuple[int, int]]:
@@ -167,12 +208,26 @@ def chunk_ranges(n_items: int, item_bytes: int, threads: int) -> list[tuple[int,
     return [(bounds[i], bounds[i + 1]) for i in range(count)]
 
 
-def _run_chunk(context: contextvars.Context, fn: Callable[[int, int], None], start: int, stop: int) -> None:
-    _local.inside = True
+def _callers_modes() -> tuple:
+    """What a chunk runs under, taken from the thread that hands it over: its grad mode, inference
+    mode and default device, which are per thread (in a pool thread, a chunk is the caller's work)."""
+    return _GradMode.enabled, _GradMode.inference, backend.default_device()
+
+
+def _set_modes(modes: tuple) -> None:
+    _GradMode.enabled, _GradMode.inference, backend._default.device = modes
+
+
+def _run_chunk(context: contextvars.Context, modes: tuple, fn: Callable[[int, int], None],
+               start: int, stop: int) -> None:
+    own = _callers_modes()
     try:
+        _local.inside = True   # set and cleared inside the try: an interrupt cannot leave it set
+        _set_modes(modes)
         context.run(fn, start, stop)
     finally:
         _local.inside = False
+        _set_modes(own)
 
 
 def parallel_for(xp: Any, n_items: int, item_bytes: int, fn: Callable[[int, int], None]) -> None:
@@ -282,24 +337,58 @@ def _summed_in_ranges(xp: Any, a: Any, b: Any, shape: tuple, out: Any, pieces: i
 
 
 def _run_ranges(ranges: list[tuple[int, int]], fn: Callable[[int, int], None]) -> None:
-    """``fn`` over ``ranges``: the first on the calling thread, the others on the pool; errors after all."""
+    """``fn`` over ``ranges``: the first on the calling thread, the others on the pool; errors after all.
+
+    The pool is the one current when the call starts, held until its chunks are done (a resize
+    meanwhile retires it, without stopping it). With no pool (one thread) the calling thread
+    runs every range itself.
+    """
     if len(ranges) == 1:
         fn(*ranges[0])
         return
-    pool = _pool(pool_size() - 1)
-    errors: list[BaseException] = []
-    done = [pool.submit(fn, start, stop, errors) for start, stop in ranges[1:]]
+    modes = _callers_modes()
+    pool = _borrow_pool()
+    if pool is None:
+        for start, stop in ranges:
+            _run_chunk(contextvars.copy_context(), modes, fn, start, stop)
+        return
+    ran: list[tuple[threading.Lock, BaseException | None]] = []
+    done: list[threading.Lock] = []
     error: BaseException | None = None
     try:
-        _run_chunk(contextvars.copy_context(), fn, *ranges[0])
+        for start, stop in ranges[1:]:
+            done.append(pool.submit(modes, fn, start, stop, ran))
+        _run_chunk(contextvars.copy_context(), modes, fn, *ranges[0])
     except BaseException as first_error:  # noqa: BLE001 (re-raised below, once every chunk is done)
         error = first_error
-    for lock in done:
-        lock.acquire()   # waits for the chunk
+    interrupted = _wait_for(done, ran)
+    _give_back(pool)
+    if interrupted is not None:
+        raise interrupted
+    errors = [raised for _, raised in ran if raised is not None]
     if error is None and errors:
         error = errors[0]
     if error is not None:
         raise error
+
+
+def _wait_for(done: list[threading.Lock], ran: list) -> BaseException | None:
+    """Wait until every chunk has run, even through a KeyboardInterrupt (returned, to be raised
+    then): a chunk still running writes into an array the caller is about to see.
+
+    A chunk that has run is in ``ran``: that, not the lock, says when to stop waiting, since an
+    interrupt may strike just after ``acquire`` returned, and a second ``acquire`` would never return.
+    """
+    interrupted = None
+    for lock in done:
+        while True:
+            try:
+                if any(handed is lock for handed, _ in ran):
+                    break
+                lock.acquire()
+            except BaseException as error:  # noqa: BLE001 (a signal in the calling thread; raised after)
+                interrupted = interrupted or error
+    return interrupted
 
 
 def outer_axis(array: Any, axes: Sequence[int] | None = None) -> int:
