@@ -218,6 +218,8 @@ class Tensor:
     def dim(self) -> int:
         return self._array.ndim
 
+    ndimension = dim
+
     def numel(self) -> int:
         return int(self._array.size)
 
@@ -518,6 +520,15 @@ class Tensor:
     def bool(self) -> Tensor:
         return conversion.to(self, dtype=_dtypes.bool)
 
+    def short(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.int16)
+
+    def char(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.uint8)
+
     def type_as(self, other: Tensor) -> Tensor:
         other = _other_tensor(other, "type_as")  # as PyTorch's ``self.type(other.type())``: dtype and device
         return conversion.to(self, device=other.device, dtype=other.dtype)
@@ -536,6 +547,34 @@ class Tensor:
     def contiguous(self) -> Tensor:
         """This tensor, or a C-ordered copy of a view that is not (e.g. ``x.t()``), as PyTorch's."""
         return self if self.is_contiguous() else self.clone()
+
+    # --- memory layout: strides and views of the same storage (minigrad.ops.strided) -----------
+
+    def stride(self, dim: _int | None = None) -> Any:
+        """Element steps in storage per step along each dimension (``stride(dim)``: one of them)."""
+        return strided.stride(self, dim)
+
+    def storage_offset(self) -> _int:
+        return strided.storage_offset(self)
+
+    def as_strided(self, size: Any, stride: Any, storage_offset: _int | None = None) -> Tensor:
+        return strided.as_strided(self, size, stride, storage_offset)
+
+    def unfold(self, dimension: _int, size: _int, step: _int) -> Tensor:
+        """Windows of ``size`` elements ``step`` apart along ``dimension``, in a new last dimension (a view)."""
+        return strided.unfold(self, dimension, size, step)
+
+    def squeeze_(self, dim: Any = None) -> Tensor:
+        return strided.squeeze_(self, dim)
+
+    def unsqueeze_(self, dim: _int) -> Tensor:
+        return strided.unsqueeze_(self, dim)
+
+    def t_(self) -> Tensor:
+        return strided.t_(self)
+
+    def transpose_(self, dim0: _int, dim1: _int) -> Tensor:
+        return strided.transpose_(self, dim0, dim1)
 
     # --- arithmetic operators -----------------------------------------------------------
 
@@ -818,6 +857,18 @@ class Tensor:
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return arithmetic.div(self, other, rounding_mode=rounding_mode)
 
+    def true_divide(self, other: Any) -> Tensor:
+        return arithmetic.div(self, other)
+
+    def true_divide_(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def remainder(self, other: Any) -> Tensor:
+        return arithmetic.remainder(self, other)
+
+    def remainder_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "remainder_", lambda t: arithmetic.remainder(t, other), other)
+
     def pow(self, exponent: Any) -> Tensor:
         return arithmetic.pow(self, exponent)
 
@@ -1059,6 +1110,9 @@ class Tensor:
 
     def mm(self, other: Tensor) -> Tensor:
         return linalg.mm(self, other)
+
+    def matrix_power(self, n: _int) -> Tensor:
+        return linalg.matrix_power(self, n)
 
     def t(self) -> Tensor:
         return shape_ops.t(self)
@@ -1302,5 +1356,6 @@ from minigrad.ops import scatter as scatter_ops  # noqa: E402
 from minigrad.ops import selection, sorting  # noqa: E402
 from minigrad.ops import histogram as histogram_ops  # noqa: E402
 from minigrad.ops import sampling  # noqa: E402
+from minigrad.ops import strided  # noqa: E402
 from minigrad import creation  # noqa: E402
 from minigrad.ops._util import mark_view  # noqa: E402

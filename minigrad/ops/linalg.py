@@ -1,5 +1,5 @@
 """Matrix products: ``matmul`` (with NumPy's 1-D and batch rules), ``mm``, ``mv``, ``dot``, ``outer``,
-``bmm``, ``addmm`` and ``einsum``.
+``bmm``, ``addmm``, ``einsum`` and ``matrix_power``.
 
 For C = A·B:  dA = dC·Bᵀ  and  dB = Aᵀ·dC; batch dimensions that were broadcast are
 summed back by the engine. The backwards are written with these same products (and
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import linalg as checks
-from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, product
+from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, named_node, product
 from minigrad.ops.shape import Expand, Permute, Reshape, _reshape, expand
 from minigrad.performance import parallel
 from minigrad.tensor import Tensor
@@ -261,3 +262,36 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     return Einsum.apply(checks.explicit_equation(equation, operands), *operands)
 
 
+
+
+def matrix_power(a: Tensor, n: int) -> Tensor:
+    """Aⁿ for a square matrix (or a batch of them), by repeated squaring: A⁵ = A · (A²)², so
+    about log₂ n products, each differentiated as ``matmul``. A⁰ is the identity (no gradient
+    reaches A), A¹ a copy.
+
+    Negative powers (the inverse's) are not supported yet."""
+    from minigrad.ops import conversion  # noqa: PLC0415 (conversion imports the shape ops)
+
+    n = int_argument(n, "matrix_power", "n", position=1)
+    if a.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    rows, columns = a.shape[-2:]
+    if rows != columns:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{rows} by {columns} matrices")
+    if n < 0:
+        raise NotImplementedError(f"matrix_power({n}): negative powers (powers of the inverse) are not "
+                                  "supported by minigrad yet; see docs/compatibility.md")
+    if n == 0:  # as PyTorch: the identity copied into a clone of A
+        identity = get_array_module(a).eye(rows, dtype=a.array.dtype)
+        return named_node(conversion.copy_into(conversion.Clone.apply(a), Tensor(identity)), "CopyBackwards")
+    if n == 1:
+        return conversion.Clone.apply(a)
+    result, square = None, a  # square = A^(2^k) at step k; result collects the powers n's bits ask for
+    while n:
+        if n & 1:
+            result = square if result is None else matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    return result
