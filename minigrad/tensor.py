@@ -21,6 +21,7 @@ import numpy
 
 from minigrad import backend
 from minigrad import dtypes as _dtypes
+from minigrad import _unsupported
 from minigrad._arguments import bool_argument
 
 if TYPE_CHECKING:
@@ -427,6 +428,12 @@ class Tensor:
 
     def __hash__(self) -> int:
         return id(self)
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise accept any attribute
+        def __getattr__(self, name: str) -> Any:
+            """Only for names normal lookup did not find: PyTorch's Tensor names that minigrad lacks
+            raise NotImplementedError naming docs/compatibility.md, any other AttributeError."""
+            raise _unsupported.missing_attribute(self, name)
 
     def __iter__(self) -> Iterator[Tensor]:
         if self._array.ndim == 0:
