@@ -111,23 +111,47 @@ class AsStrided(Function):
 
 
 class AsStridedScatter(Function):
-    """AsStrided's backward: da = (storage buffer of dy added at the view's positions)[a's positions] / count.
+    """AsStrided's backward: a storage buffer gets dy added at the view's positions, and
+    da[k] = buffer[position of a[k]] / (how many elements of a sit at that position).
 
-    Linear in dy; its adjoint reads the same positions the other way round:
-    d(da)/d(dy) · v = (buffer of v/count added at a's positions)[the view's positions].
+    Linear in dy; its adjoint (:class:`AsStridedGather`) runs the other way round.
     """
 
     differentiable_backward = True
-    node_name = "AsStridedBackward0"  # PyTorch's node for the gradient (an as_strided of the buffer)
+    node_name = "AsStridedBackward0"  # PyTorch's node for this gradient (an as_strided of the buffer)
 
     @staticmethod
     def forward(ctx, grad, layout, output_layout):
         ctx.layout, ctx.output_layout = layout, output_layout
-        return Tensor(_move(grad.array, output_layout, layout))
+        xp = get_array_module(grad)
+        buffer = _storage_sum(xp, grad.array, output_layout, _reach(layout, output_layout))
+        positions = _positions(xp, layout)
+        return Tensor((buffer[positions] / _sharing(xp, layout, buffer.size)[positions]).astype(grad.dtype.numpy))
 
     @staticmethod
     def backward(ctx, grad_grad):
-        return AsStridedScatter.apply(grad_grad, ctx.output_layout, ctx.layout), None, None
+        return AsStridedGather.apply(grad_grad, ctx.layout, ctx.output_layout), None, None
+
+
+class AsStridedGather(Function):
+    """The adjoint of :class:`AsStridedScatter`: each v[k] / (elements of a sharing its position)
+    is added into a storage buffer at a's positions, which is then read with the view's layout."""
+
+    differentiable_backward = True
+    node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, values, layout, output_layout):
+        ctx.layout, ctx.output_layout = layout, output_layout
+        xp = get_array_module(values)
+        size = _reach(layout, output_layout)
+        shared = _sharing(xp, layout, size)[_positions(xp, layout)]
+        buffer = _storage_sum(xp, values.array / shared, layout, size)
+        return Tensor(buffer[_positions(xp, output_layout)].astype(values.dtype.numpy))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AsStridedScatter.apply(grad, ctx.layout, ctx.output_layout), None, None
 
 
 def _positions(xp: Any, layout: tuple) -> Any:
@@ -140,17 +164,20 @@ def _positions(xp: Any, layout: tuple) -> Any:
     return positions
 
 
-def _move(values: Any, source: tuple, target: tuple) -> Any:
-    """``values`` (laid out as ``source``) added into a storage buffer, read back as ``target``, each
-    target element divided by how many target elements share its storage position."""
-    xp = get_array_module(values)
-    source_positions, target_positions = _positions(xp, source), _positions(xp, target)
-    size = max(_extent(*layout[:2]) + layout[2] for layout in (source, target))
-    buffer = xp.bincount(source_positions.reshape(-1), weights=values.reshape(-1).astype(xp.float64),
-                         minlength=size)
-    count = xp.bincount(target_positions.reshape(-1), minlength=size)
-    shared = xp.maximum(count, 1)[target_positions]
-    return (buffer[target_positions] / shared).astype(values.dtype)
+def _reach(*layouts: tuple) -> int:
+    """A storage size that holds every position of the layouts."""
+    return max(_extent(shape, strides) + offset for shape, strides, offset in layouts)
+
+
+def _storage_sum(xp: Any, values: Any, layout: tuple, size: int) -> Any:
+    """A storage buffer of ``size`` with each of ``values`` (laid out as ``layout``) added at its position."""
+    return xp.bincount(_positions(xp, layout).reshape(-1), weights=values.reshape(-1).astype(xp.float64),
+                       minlength=size)
+
+
+def _sharing(xp: Any, layout: tuple, size: int) -> Any:
+    """How many elements of ``layout`` sit at each storage position (at least 1)."""
+    return xp.maximum(xp.bincount(_positions(xp, layout).reshape(-1), minlength=size), 1)
 
 
 def as_strided(a: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
@@ -162,7 +189,8 @@ def as_strided(a: Tensor, size: Any, stride: Any, storage_offset: int | None = N
     _check_as_strided(a, size, strides, offset)
     base = a._view.base if a._view is not None else a  # the tensor its view chain started from
     base_offset = _offset(base)
-    if offset < base_offset or _extent(size, strides) + offset > _extent(base.shape, _strides(base)) + base_offset:
+    reach = _extent(size, strides)
+    if reach and (offset < base_offset or reach + offset > _extent(base.shape, _strides(base)) + base_offset):
         raise RuntimeError(f"as_strided: minigrad's views reach only the memory of the tensor they were made "
                            f"from: sizes {list(size)}, strides {list(strides)}, storage offset {offset} reach "
                            f"outside its {list(base.shape)} elements from offset {base_offset}")
