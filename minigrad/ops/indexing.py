@@ -15,7 +15,8 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import mark_view
+from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.ops._util import ViewInfo, mark_view
 from minigrad.tensor import Tensor
 
 
@@ -158,6 +159,8 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
+    if type(key) is int and a._array.size and not may_need_graph(a):  # a Dataset's x[i]: see select_row
+        return select_row(a, key)
     given = key
     key, basic = prepare_key(a, key)
     name = _torch_node_name(given if isinstance(given, slice) else key, basic)
@@ -170,6 +173,38 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             out = _basic_view(out, step, _torch_node_name(step, True))
         return out
     return _basic_view(a, key, name)
+
+
+def may_need_graph(a: Tensor) -> bool:
+    """Whether ``a[i]`` could be recorded: ``a`` requires grad, or is a view whose base does (an
+    in-place change of the base may yet give the view a history) — and grad mode is on."""
+    view = a._view
+    return (a._requires_grad or (view is not None and view.base._requires_grad)) and is_grad_enabled()
+
+
+def select_row(a: Tensor, i: int) -> Tensor:
+    """``a[i]`` for an int ``i`` where nothing is recorded: the view ``a[i, ...]`` made directly.
+
+    The same tensor :func:`getitem` makes, without the graph's machinery: per-sample access
+    (``x[i], y[i]`` in a Dataset's ``__getitem__``) runs once per sample, and that machinery cost
+    ten times the NumPy indexing (docs/performance.md, "Per-sample access").
+    """
+    array = a._array
+    size = array.shape[0] if array.ndim else 0
+    if not -size <= i < size:
+        getitem(a, (i,))  # the general path raises IndexError with PyTorch's message
+    out = Tensor(array[i, ...])
+    root = a if a._base is None else a._base
+    out._base = root
+    parent = a._view if a._base is not None else None
+    creation = "default" if is_grad_enabled() else "no_grad"
+    if parent is None:
+        out._view = ViewInfo(a, lambda base: base[i, ...], root._version_value, creation)
+    else:  # a view of a view: one view of the first base, as mark_view makes it
+        fn = parent.fn
+        out._view = ViewInfo(parent.base, lambda base: fn(base)[i, ...], root._version_value,
+                             parent.creation if parent.creation != "default" else creation)
+    return out
 
 
 def _basic_view(a: Tensor, key: tuple, name: str) -> Tensor:

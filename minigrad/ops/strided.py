@@ -30,7 +30,7 @@ import numpy  # the host arrays' addresses only, never tensor data
 
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import _GradMode, no_grad
+from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.backend import get_array_module
 from minigrad.ops import inplace
 from minigrad.ops import shape as shape_ops
@@ -226,7 +226,7 @@ def _mark_strided_view(out: Tensor, a: Tensor, base: Tensor, fn: Callable) -> Te
     root = _storage_owner(a)
     out._base = root
     parent = a._view
-    creation = "default" if _GradMode.enabled else "no_grad"
+    creation = "default" if is_grad_enabled() else "no_grad"
     if parent is not None and parent.creation != "default":
         creation = parent.creation
     out._view = ViewInfo(base, fn, root._version_value, creation)
@@ -365,7 +365,7 @@ def _relayout(a: Tensor, op_name: str, view_op: Callable[[Tensor], Tensor], node
     view op's node (named ``node_name``, PyTorch's in-place overload); a view keeps its view record,
     with the new layout added to it. Bumps the version, as any in-place change."""
     view = a._view
-    recording = _GradMode.enabled and a.requires_grad
+    recording = is_grad_enabled() and a.requires_grad
     inplace._check_allowed(a, view, op_name, recording)
     if recording:
         out = view_op(a)
