@@ -159,8 +159,8 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
-    if type(key) is int and a._array.size and not may_need_graph(a):  # a Dataset's x[i]: see select_row
-        return select_row(a, key)
+    if type(key) is int and not may_need_graph(a):
+        return select_row(a, key)  # a Dataset's x[i]
     given = key
     key, basic = prepare_key(a, key)
     name = _torch_node_name(given if isinstance(given, slice) else key, basic)
@@ -190,9 +190,9 @@ def select_row(a: Tensor, i: int) -> Tensor:
     ten times the NumPy indexing (docs/performance.md, "Per-sample access").
     """
     array = a._array
-    size = array.shape[0] if array.ndim else 0
-    if not -size <= i < size:
-        getitem(a, (i,))  # the general path raises IndexError with PyTorch's message
+    shape = array.shape
+    if not (shape and -shape[0] <= i < shape[0] and array.size):  # out of range, 0-d, or empty: no view
+        return getitem(a, (i,))  # the general path (with PyTorch's IndexError)
     out = Tensor(array[i, ...])
     root = a if a._base is None else a._base
     out._base = root
