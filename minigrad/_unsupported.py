@@ -9,7 +9,7 @@ feature, says why it is missing and points to ``docs/compatibility.md``, instead
 Besides the names in the tables below, with their reasons, every other public name of PyTorch's
 ``torch``, ``torch.Tensor``, ``torch.nn``, ``torch.nn.functional`` and ``torch.optim`` that minigrad
 lacks raises a NotImplementedError too: ``_pytorch_names.txt`` lists them, as PyTorch's ``dir()``
-gave them. Their error is a :class:`MissingName`: a NotImplementedError that is also an
+gave them. Their error is a :class:`MissingNameError`: a NotImplementedError that is also an
 AttributeError, so that code probing for a feature (``hasattr(t, 'values')``, as matplotlib and
 pandas do to every object they are given) still learns "no" quietly. Any other missing name is a
 plain ``AttributeError``. These hooks run only when normal attribute lookup has failed, so they
@@ -26,7 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["UNSUPPORTED", "MissingName", "missing_attribute", "module_getattr", "pytorch_names", "unsupported_error"]
+__all__ = ["UNSUPPORTED", "MissingNameError", "missing_attribute", "module_getattr", "pytorch_names",
+           "unsupported_error"]
 
 _RECURRENT = ("recurrent layers are outside minigrad's scope (it teaches feed-forward and convolutional "
               "backprop)")
@@ -123,7 +124,7 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
 }
 
 
-class MissingName(NotImplementedError, AttributeError):
+class MissingNameError(NotImplementedError, AttributeError):
     """One of PyTorch's public names that minigrad does not implement (not one left out on purpose,
     with a reason): a NotImplementedError, and an AttributeError for ``hasattr`` and ``getattr(x,
     name, default)``."""
@@ -133,7 +134,7 @@ def unsupported_error(namespace: str, name: str) -> NotImplementedError:
     """The error for ``namespace.name``, which minigrad leaves out (on purpose, or not yet)."""
     shown = namespace.replace("minigrad", "torch", 1)
     reason = UNSUPPORTED.get(namespace, {}).get(name)
-    kind = NotImplementedError if reason is not None else MissingName
+    kind = NotImplementedError if reason is not None else MissingNameError
     return kind(f"{shown}.{name} is not supported by minigrad: {reason or _NOT_YET}. See "
                 f"docs/compatibility.md for what is supported and how it differs.")
 

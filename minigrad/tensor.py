@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, SupportsIndex, TypeVar, overlo
 
 import numpy
 
-from minigrad import backend
+from minigrad import _unsupported, backend
 from minigrad import dtypes as _dtypes
-from minigrad import _unsupported
 from minigrad._arguments import bool_argument
 
 if TYPE_CHECKING:
@@ -568,7 +567,7 @@ class Tensor:
         return strided.as_strided(self, size, stride, storage_offset)
 
     def unfold(self, dimension: _int, size: _int, step: _int) -> Tensor:
-        """Windows of ``size`` elements ``step`` apart along ``dimension``, in a new last dimension (a view)."""
+        """Windows of ``size`` elements ``step`` apart along ``dimension``, in a new last dim (a view)."""
         return strided.unfold(self, dimension, size, step)
 
     def squeeze_(self, dim: Any = None) -> Tensor:

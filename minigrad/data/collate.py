@@ -20,9 +20,9 @@ import numpy
 from numpy.typing import DTypeLike
 
 from minigrad import dtypes
+from minigrad.backend import get_array_module
 from minigrad.creation import from_numpy
 from minigrad.data.dataset import SampleBatch
-from minigrad.backend import get_array_module
 from minigrad.functions import stack
 from minigrad.ops.indexing import may_need_graph
 from minigrad.tensor import Tensor

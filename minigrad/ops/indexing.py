@@ -13,9 +13,9 @@ import numpy
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.ops._util import ViewInfo, mark_view
 from minigrad.tensor import Tensor
 

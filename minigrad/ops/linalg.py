@@ -287,11 +287,13 @@ def matrix_power(a: Tensor, n: int) -> Tensor:
         return named_node(conversion.copy_into(conversion.Clone.apply(a), Tensor(identity)), "CopyBackwards")
     if n == 1:
         return conversion.Clone.apply(a)
-    result, square = None, a  # square = A^(2^k) at step k; result collects the powers n's bits ask for
+    square = a  # A^(2^k) for the k-th bit of n
+    while not n & 1:  # up to n's lowest set bit
+        square, n = matmul(square, square), n >> 1
+    result, n = square, n >> 1  # then the product of the powers for n's other set bits
     while n:
+        square = matmul(square, square)
         if n & 1:
-            result = square if result is None else matmul(result, square)
+            result = matmul(result, square)
         n >>= 1
-        if n:
-            square = matmul(square, square)
     return result

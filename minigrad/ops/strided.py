@@ -47,6 +47,15 @@ def stride(a: Tensor, dim: int | None = None) -> tuple[int, ...] | int:
     dimension of size 1: there the stride PyTorch's ``unsqueeze`` gives is reported, the size times
     the stride of the next dimension.
     """
+    strides = _strides(a)
+    if dim is None:
+        return strides
+    if not strides:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return strides[_normalize_dim(int_argument(dim, "stride", "dim"), len(strides))]
+
+
+def _strides(a: Tensor) -> tuple[int, ...]:
     array = a._array
     strides = [step // array.itemsize for step in array.strides]
     following = 1  # size × stride of the dimension to the right
@@ -54,11 +63,7 @@ def stride(a: Tensor, dim: int | None = None) -> tuple[int, ...] | int:
         if strides[axis] == 0 and array.shape[axis] == 1:
             strides[axis] = following
         following = array.shape[axis] * strides[axis]
-    if dim is None:
-        return tuple(strides)
-    if array.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    return strides[_normalize_dim(int_argument(dim, "stride", "dim"), array.ndim)]
+    return tuple(strides)
 
 
 def storage_offset(a: Tensor) -> int:
@@ -66,7 +71,7 @@ def storage_offset(a: Tensor) -> int:
     return (_address(a._array) - _address(_storage_owner(a)._array)) // a._array.itemsize
 
 
-_strides, _offset = stride, storage_offset  # for the functions below whose arguments take these names
+_offset = storage_offset  # for as_strided, whose argument takes this name
 
 
 def _storage_owner(a: Tensor) -> Tensor:
@@ -126,7 +131,8 @@ class AsStridedScatter(Function):
         xp = get_array_module(grad)
         buffer = _storage_sum(xp, grad.array, output_layout, _reach(layout, output_layout))
         positions = _positions(xp, layout)
-        return Tensor((buffer[positions] / _sharing(xp, layout, buffer.size)[positions]).astype(grad.dtype.numpy))
+        shared = _sharing(xp, layout, buffer.size)[positions]
+        return Tensor((buffer[positions] / shared).astype(grad.dtype.numpy))
 
     @staticmethod
     def backward(ctx, grad_grad):
@@ -191,9 +197,9 @@ def as_strided(a: Tensor, size: Any, stride: Any, storage_offset: int | None = N
     base_offset = _offset(base)
     reach = _extent(size, strides)
     if reach and (offset < base_offset or reach + offset > _extent(base.shape, _strides(base)) + base_offset):
-        raise RuntimeError(f"as_strided: minigrad's views reach only the memory of the tensor they were made "
-                           f"from: sizes {list(size)}, strides {list(strides)}, storage offset {offset} reach "
-                           f"outside its {list(base.shape)} elements from offset {base_offset}")
+        raise RuntimeError(f"as_strided: minigrad's views reach only the memory of the tensor they were "
+                           f"made from: sizes {list(size)}, strides {list(strides)}, storage offset {offset} "
+                           f"reach outside its {list(base.shape)} elements from offset {base_offset}")
     fn = _strided_view_fn(base, size, strides, offset - base_offset)
     out = AsStrided.apply(a, (tuple(a.shape), _strides(a), _offset(a)), (size, strides, offset),
                           lambda: fn(base._array))
@@ -256,9 +262,9 @@ def _check_as_strided(a: Tensor, size: tuple, strides: tuple, offset: int) -> No
     needed = _extent(size, strides) + offset if _extent(size, strides) else 0
     if needed > storage:
         itemsize = a._array.itemsize
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(strides)}, storage offset {offset}, "
-                           f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
-                           f"of bounds for storage of size {storage * itemsize}")
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(strides)}, storage offset "
+                           f"{offset}, and itemsize {itemsize} requiring a storage size of "
+                           f"{needed * itemsize} are out of bounds for storage of size {storage * itemsize}")
 
 
 # --- unfold: sliding windows --------------------------------------------------------------------
@@ -269,7 +275,8 @@ class Unfold(Function):
         y[..., w, ..., k] = a[..., w·step + k, ...]    for w < L = (n − size) // step + 1, k < size
 
     Backward (:class:`UnfoldBackward`): windows overlap when step < size, so each input element
-    gathers the gradient of every window position it appears in: da[..., w·step + k, ...] += dy[..., w, ..., k].
+    gathers the gradient of every window position it appears in:
+    da[..., w·step + k, ...] += dy[..., w, ..., k].
     """
 
     differentiable_backward = True

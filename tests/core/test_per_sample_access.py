@@ -22,8 +22,9 @@ def _general(a, i):
 
 def _record(t):
     view = t._view
+    remade = view is not None and mg.Tensor(view.fn(view.base.array)).tolist()
     return (t.shape, t.dtype, to_numpy(t).tolist(), t._base is not None and id(t._base), t.requires_grad,
-            t.grad_fn, view is not None and (id(view.base), view.creation, mg.Tensor(view.fn(view.base.array)).tolist()))
+            t.grad_fn, view is not None and (id(view.base), view.creation, remade))
 
 
 @pytest.mark.parametrize("make", [
@@ -51,7 +52,8 @@ def test_a_sample_shares_storage_and_version_with_its_dataset():
 
 
 def test_out_of_range_and_0d_raise_as_pytorch():
-    raises_like_torch(lambda m: m.zeros(3, 4)[3], IndexError, "index 3 is out of bounds for dimension 0 with size 3")
+    raises_like_torch(lambda m: m.zeros(3, 4)[3], IndexError, "index 3 is out of bounds for dimension 0",
+                      "size 3")
     raises_like_torch(lambda m: m.zeros(3, 4)[-4], IndexError, "index -4", "size 3")
     raises_like_torch(lambda m: m.tensor(1.0)[0], IndexError, "dimension 0")
 
