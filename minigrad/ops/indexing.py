@@ -159,7 +159,9 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
-    if type(key) is int and not may_need_graph(a):
+    view = a._view
+    if type(key) is int and not ((a._requires_grad or (view is not None and view.base._requires_grad))
+                                 and is_grad_enabled()):  # may_need_graph(a), inline: it runs per sample
         return select_row(a, key)  # a Dataset's x[i]
     given = key
     key, basic = prepare_key(a, key)
