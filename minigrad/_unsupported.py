@@ -1,4 +1,4 @@
-"""PyTorch names minigrad leaves out on purpose, and why.
+"""PyTorch names minigrad leaves out: on purpose (and why), or not yet.
 
 A course program that reaches for one of them gets a ``NotImplementedError`` that names the
 feature, says why it is missing and points to ``docs/compatibility.md``, instead of an
@@ -15,8 +15,9 @@ pandas do to every object they are given) still learns "no" quietly. Any other m
 plain ``AttributeError``. These hooks run only when normal attribute lookup has failed, so they
 cost nothing to the names that exist.
 
-Note that ``hasattr(torch, 'compile')`` therefore raises too (``hasattr`` only catches
-``AttributeError``): a program that probes for a feature learns, loudly, that it is missing.
+A name left out on purpose raises a plain NotImplementedError, so ``hasattr(torch, 'compile')``
+raises too (``hasattr`` only catches ``AttributeError``): a program that probes for such a
+feature learns, loudly, that it is missing.
 """
 
 from __future__ import annotations
