@@ -103,6 +103,9 @@ CASES = [
     case("as_strided-function", lambda m, a: m.as_strided(a, (2,), (3,)), (2, 3)),
     case("as_strided-written-through", _written_through, (3, 4)),
     case("unfold-written-through", _unfolded_then_changed, (6,)),
+    case("t_", lambda m, a: (a * 1).t_(), (2, 3)),
+    case("transpose_", lambda m, a: (a * 1).transpose_(0, -1), (2, 3, 4)),
+    case("squeeze_-unsqueeze_", lambda m, a: (a * 1).squeeze_(1).unsqueeze_(0), (2, 1, 3)),
 ]
 
 
