@@ -145,6 +145,14 @@ def test_misuse_raises_like_pytorch(call, error, fragments):
     raises_like_torch(call, error, *fragments)
 
 
+@pytest.mark.parametrize("convert", [lambda m, a: m.from_numpy(a), lambda m, a: m.as_tensor(a, device="cpu")],
+                         ids=["from_numpy", "as_tensor"])
+def test_a_flipped_numpy_array_is_refused_as_in_pytorch(convert):
+    flipped = numpy.arange(5.0)[::-1]
+    raises_like_torch(lambda m: convert(m, flipped), ValueError, "negative", "array.copy()")
+    assert mg.from_numpy(flipped.copy()).stride() == (1,) and mg.tensor(flipped).stride() == (1,)
+
+
 def test_empty_as_strided_is_allowed_anywhere_as_in_pytorch():
     assert mg.zeros(3, 4).as_strided((0, 3), (1, 1), 100).shape == (0, 3)
 
