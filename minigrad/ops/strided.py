@@ -26,15 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy  # the host arrays' addresses only, never tensor data
-
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.backend import get_array_module
 from minigrad.ops import inplace
 from minigrad.ops import shape as shape_ops
-from minigrad.ops._util import ViewInfo, mark_view
+from minigrad.ops._util import ViewInfo, address_of, mark_view
 from minigrad.tensor import Tensor, _normalize_dim
 
 # --- reading a layout -------------------------------------------------------------------------
@@ -68,7 +66,7 @@ def _strides(a: Tensor) -> tuple[int, ...]:
 
 def storage_offset(a: Tensor) -> int:
     """Where ``a``'s first element sits in its storage, in elements."""
-    return (_address(a._array) - _address(_storage_owner(a)._array)) // a._array.itemsize
+    return (address_of(a._array) - address_of(_storage_owner(a)._array)) // a._array.itemsize
 
 
 _offset = storage_offset  # for as_strided, whose argument takes this name
@@ -76,13 +74,6 @@ _offset = storage_offset  # for as_strided, whose argument takes this name
 
 def _storage_owner(a: Tensor) -> Tensor:
     return a if a._base is None else a._base
-
-
-def _address(array: Any) -> int:
-    """The memory address of ``array``'s first element (NumPy's or CuPy's)."""
-    if isinstance(array, numpy.ndarray):
-        return array.__array_interface__["data"][0]
-    return array.data.ptr
 
 
 def _extent(shape: tuple, strides: tuple) -> int:

@@ -273,3 +273,17 @@ def test_remainder_and_true_divide_of_integers():
 def test_storage_offset_on_the_device(device):
     x = mg.arange(12.0).view(3, 4)
     assert x[1:, 2:].storage_offset() == 6 and to_numpy(x.unfold(1, 2, 2)[2, 1]).tolist() == [10.0, 11.0]
+
+
+def test_a_view_made_before_its_base_changed_layout_is_refused_in_the_graph():
+    x = mg.arange(6.0).view(2, 3).requires_grad_()
+    y = x * 1
+    row = y[0]
+    y.t_()
+    with pytest.raises(RuntimeError, match=r"made before its base \(now of shape \[3, 2\]\) changed"):
+        (row * 2).sum()
+    y = x * 1
+    y.t_()
+    row = y[0]  # made after the change: a column of x
+    (row * mg.tensor([1.0, 2.0])).sum().backward()
+    assert to_numpy(x.grad).tolist() == [[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]]
