@@ -182,7 +182,7 @@ def as_strided(a: Tensor, size: Any, stride: Any, storage_offset: int | None = N
     ``a``'s own offset). Writes to it change ``a``; its windows may overlap."""
     size, strides = _int_tuple(size, "size"), _int_tuple(stride, "stride")
     offset = _offset(a) if storage_offset is None else int_argument(storage_offset, "as_strided",
-                                                                               "storage_offset")
+                                                                    "storage_offset")
     _check_as_strided(a, size, strides, offset)
     base = a._view.base if a._view is not None else a  # the tensor its view chain started from
     base_offset = _offset(base)
@@ -201,7 +201,9 @@ def _strided_view_fn(base: Tensor, size: tuple, strides: tuple, offset: int) -> 
     """The array function that makes the view from an array laid out as ``base`` is (the view's
     record, ``ViewInfo.fn``). An array of ``base``'s shape with another layout (the positions
     ``ops/inplace.py`` computes from ``arange``) is first copied into ``base``'s layout."""
-    base_strides, extent = _strides(base), _extent(tuple(base.shape), _strides(base))
+    itemsize = base._array.itemsize  # the array's own element strides (a size-1 dimension's may be 0)
+    base_strides = tuple(step // itemsize for step in base._array.strides)
+    extent = _extent(tuple(base.shape), base_strides)
 
     def view(array: Any) -> Any:
         xp = get_array_module(array)
