@@ -193,6 +193,10 @@ def from_numpy(array: numpy.ndarray) -> Tensor:
     if not isinstance(array, numpy.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dtypes.from_numpy_dtype(array.dtype)  # raises for unsupported dtypes
+    if any(step < 0 for step in array.strides):  # a flipped view: a tensor's strides are never negative
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with "
+                         "negative strides are not currently supported. (You can probably work around this "
+                         f"by making a copy of your array with array.copy().) Strides: {array.strides}")
     return Tensor(array)
 
 

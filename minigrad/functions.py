@@ -23,6 +23,7 @@ from minigrad.ops import selection as _selection
 from minigrad.ops import shape as shape_ops
 from minigrad.ops import softmax as softmax_ops
 from minigrad.ops import sorting as _sorting
+from minigrad.ops import strided as _strided
 from minigrad.ops._util import TORCH_TYPE_NAMES
 from minigrad.tensor import Tensor, _required_dim, numpy_keywords
 
@@ -97,6 +98,7 @@ pow = _writing_out(arithmetic.pow)
 neg = _writing_out(arithmetic.neg)
 floor_divide = _writing_out(arithmetic.floor_divide)
 remainder = _writing_out(arithmetic.remainder)
+true_divide = _writing_out(arithmetic.div)
 
 # elementwise functions
 abs = _writing_out(_on_tensor(elementwise.abs))
@@ -162,6 +164,7 @@ outer = ger = _writing_out(_on_tensor(linalg.outer))
 bmm = _writing_out(_on_tensor(linalg.bmm))
 addmm = _writing_out(_on_tensor(linalg.addmm))
 einsum = linalg.einsum
+matrix_power = _on_tensor(linalg.matrix_power)
 
 
 @numpy_keywords
@@ -205,6 +208,7 @@ masked_fill = _on_tensor(_selection.masked_fill)
 tril = _writing_out(_on_tensor(_selection.tril))
 triu = _writing_out(_on_tensor(_selection.triu))
 diag = _writing_out(_on_tensor(_selection.diag))
+as_strided = _on_tensor(_strided.as_strided)
 hstack = _writing_out(_selection.hstack)
 vstack = _writing_out(_selection.vstack)
 sort = _on_tensor(_sorting.sort)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, SupportsIndex, TypeVar, overlo
 import numpy
 
 from minigrad import backend
+from minigrad.compat import unsupported as _unsupported
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument
 
@@ -217,6 +218,8 @@ class Tensor:
 
     def dim(self) -> int:
         return self._array.ndim
+
+    ndimension = dim
 
     def numel(self) -> int:
         return int(self._array.size)
@@ -426,6 +429,12 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
+    if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise accept any attribute
+        def __getattr__(self, name: str) -> Any:
+            """Only for names normal lookup did not find: PyTorch's Tensor names that minigrad lacks
+            raise NotImplementedError naming docs/compatibility.md, any other AttributeError."""
+            raise _unsupported.missing_attribute(self, name)
+
     def __iter__(self) -> Iterator[Tensor]:
         if self._array.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
@@ -518,6 +527,15 @@ class Tensor:
     def bool(self) -> Tensor:
         return conversion.to(self, dtype=_dtypes.bool)
 
+    def short(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.int16)
+
+    def char(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.int8)
+
+    def byte(self) -> Tensor:
+        return conversion.to(self, dtype=_dtypes.uint8)
+
     def type_as(self, other: Tensor) -> Tensor:
         other = _other_tensor(other, "type_as")  # as PyTorch's ``self.type(other.type())``: dtype and device
         return conversion.to(self, device=other.device, dtype=other.dtype)
@@ -536,6 +554,34 @@ class Tensor:
     def contiguous(self) -> Tensor:
         """This tensor, or a C-ordered copy of a view that is not (e.g. ``x.t()``), as PyTorch's."""
         return self if self.is_contiguous() else self.clone()
+
+    # --- memory layout: strides and views of the same storage (minigrad.ops.strided) -----------
+
+    def stride(self, dim: _int | None = None) -> Any:
+        """Element steps in storage per step along each dimension (``stride(dim)``: one of them)."""
+        return strided.stride(self, dim)
+
+    def storage_offset(self) -> _int:
+        return strided.storage_offset(self)
+
+    def as_strided(self, size: Any, stride: Any, storage_offset: _int | None = None) -> Tensor:
+        return strided.as_strided(self, size, stride, storage_offset)
+
+    def unfold(self, dimension: _int, size: _int, step: _int) -> Tensor:
+        """Windows of ``size`` elements ``step`` apart along ``dimension``, in a new last dim (a view)."""
+        return strided.unfold(self, dimension, size, step)
+
+    def squeeze_(self, dim: Any = None) -> Tensor:
+        return strided.squeeze_(self, dim)
+
+    def unsqueeze_(self, dim: _int) -> Tensor:
+        return strided.unsqueeze_(self, dim)
+
+    def t_(self) -> Tensor:
+        return strided.t_(self)
+
+    def transpose_(self, dim0: _int, dim1: _int) -> Tensor:
+        return strided.transpose_(self, dim0, dim1)
 
     # --- arithmetic operators -----------------------------------------------------------
 
@@ -818,6 +864,18 @@ class Tensor:
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return arithmetic.div(self, other, rounding_mode=rounding_mode)
 
+    def true_divide(self, other: Any) -> Tensor:
+        return arithmetic.div(self, other)
+
+    def true_divide_(self, other: Any) -> Tensor:
+        return self.div_(other)
+
+    def remainder(self, other: Any) -> Tensor:
+        return arithmetic.remainder(self, other)
+
+    def remainder_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "remainder_", lambda t: arithmetic.remainder(t, other), other)
+
     def pow(self, exponent: Any) -> Tensor:
         return arithmetic.pow(self, exponent)
 
@@ -1059,6 +1117,9 @@ class Tensor:
 
     def mm(self, other: Tensor) -> Tensor:
         return linalg.mm(self, other)
+
+    def matrix_power(self, n: _int) -> Tensor:
+        return linalg.matrix_power(self, n)
 
     def t(self) -> Tensor:
         return shape_ops.t(self)
@@ -1303,5 +1364,6 @@ from minigrad.ops import selection, sorting  # noqa: E402
 from minigrad.ops import activations, rounding  # noqa: E402
 from minigrad.ops import histogram as histogram_ops  # noqa: E402
 from minigrad.ops import sampling  # noqa: E402
+from minigrad.ops import strided  # noqa: E402
 from minigrad import creation  # noqa: E402
 from minigrad.ops._util import mark_view  # noqa: E402

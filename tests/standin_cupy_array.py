@@ -351,6 +351,8 @@ class ndarray:  # noqa: N801 (CuPy's name)
     imag = property(lambda self: wrap(self._a.imag))
     flags = property(lambda self: _Flags(self._a))
     device = property(lambda self: MODULE.cuda.Device(0))
+    # CuPy's MemoryPointer, for the address only (``x.data.ptr``: where the first element sits)
+    data = property(lambda self: types.SimpleNamespace(ptr=self._a.__array_interface__["data"][0]))
 
     def __len__(self) -> int:
         return len(self._a)

@@ -1,21 +1,34 @@
-"""PyTorch names minigrad leaves out on purpose, and why.
+"""PyTorch names minigrad leaves out: on purpose (and why), or not yet.
 
 A course program that reaches for one of them gets a ``NotImplementedError`` that names the
 feature, says why it is missing and points to ``docs/compatibility.md``, instead of an
 ``AttributeError`` that reads like a typo. Each namespace (``minigrad``, ``minigrad.nn``,
 ``minigrad.nn.functional``, ``minigrad.optim`` ...) gets a module ``__getattr__`` from
-:func:`module_getattr`; names in no table still raise ``AttributeError``, as for any module.
+:func:`module_getattr`, and ``Tensor.__getattr__`` asks :func:`missing_attribute`.
 
-Note that ``hasattr(torch, 'compile')`` therefore raises too (``hasattr`` only catches
-``AttributeError``): a program that probes for a feature learns, loudly, that it is missing.
+Besides the names in the tables below, with their reasons, every other public name of PyTorch's
+``torch``, ``torch.Tensor``, ``torch.nn``, ``torch.nn.functional`` and ``torch.optim`` that minigrad
+lacks raises a NotImplementedError too: ``_pytorch_names.txt`` lists them, as PyTorch's ``dir()``
+gave them. Their error is a :class:`MissingNameError`: a NotImplementedError that is also an
+AttributeError, so that code probing for a feature (``hasattr(t, 'values')``, as matplotlib and
+pandas do to every object they are given) still learns "no" quietly. Any other missing name is a
+plain ``AttributeError``. These hooks run only when normal attribute lookup has failed, so they
+cost nothing to the names that exist.
+
+A name left out on purpose raises a plain NotImplementedError, so ``hasattr(torch, 'compile')``
+raises too (``hasattr`` only catches ``AttributeError``): a program that probes for such a
+feature learns, loudly, that it is missing.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["UNSUPPORTED", "module_getattr", "unsupported_error"]
+__all__ = ["UNSUPPORTED", "MissingNameError", "missing_attribute", "module_getattr", "pytorch_names",
+           "unsupported_error"]
 
 _RECURRENT = ("recurrent layers are outside minigrad's scope (it teaches feed-forward and convolutional "
               "backprop)")
@@ -112,22 +125,55 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
 }
 
 
+class MissingNameError(NotImplementedError, AttributeError):
+    """One of PyTorch's public names that minigrad does not implement (not one left out on purpose,
+    with a reason): a NotImplementedError, and an AttributeError for ``hasattr`` and ``getattr(x,
+    name, default)``."""
+
+
 def unsupported_error(namespace: str, name: str) -> NotImplementedError:
-    """The error for ``namespace.name``, which minigrad leaves out on purpose."""
+    """The error for ``namespace.name``, which minigrad leaves out (on purpose, or not yet)."""
     shown = namespace.replace("minigrad", "torch", 1)
-    return NotImplementedError(f"{shown}.{name} is not supported by minigrad: "
-                               f"{UNSUPPORTED[namespace][name]}. See docs/compatibility.md for what is "
-                               f"supported and how it differs.")
+    reason = UNSUPPORTED.get(namespace, {}).get(name)
+    kind = NotImplementedError if reason is not None else MissingNameError
+    return kind(f"{shown}.{name} is not supported by minigrad: {reason or _NOT_YET}. See "
+                f"docs/compatibility.md for what is supported and how it differs.")
+
+
+_NOT_YET = "it is one of PyTorch's public names that minigrad does not implement"
+
+
+@functools.cache
+def pytorch_names(namespace: str) -> frozenset[str]:
+    """PyTorch's public names in ``namespace`` (``'torch'``, ``'torch.Tensor'``, ``'torch.nn'`` ...),
+    read once from ``_pytorch_names.txt``: ``[namespace]`` lines, then its names, several a line."""
+    names: dict[str, set[str]] = {}
+    section: set[str] = set()
+    for line in (Path(__file__).with_name("_pytorch_names.txt")).read_text(encoding="utf-8").splitlines():
+        if line.startswith("["):
+            section = names.setdefault(line.strip("[]"), set())
+        elif not line.startswith("#"):
+            section.update(line.split())
+    return frozenset(names.get(namespace, ()))
 
 
 def module_getattr(namespace: str) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``namespace``: NotImplementedError for the names left out on
-    purpose, PyTorch's AttributeError for any other missing name."""
-    table = UNSUPPORTED[namespace]
+    """A module ``__getattr__`` for ``namespace``: NotImplementedError for PyTorch's names minigrad
+    leaves out, PyTorch's AttributeError for any other missing name."""
+    table = UNSUPPORTED.get(namespace, {})
+    pytorch_namespace = namespace.replace("minigrad", "torch", 1)
 
     def __getattr__(name: str) -> Any:  # noqa: N807 (the module hook's name)
-        if name in table:
+        if name in table or (not name.startswith("_") and name in pytorch_names(pytorch_namespace)):
             raise unsupported_error(namespace, name)
         raise AttributeError(f"module '{namespace}' has no attribute '{name}'")
 
     return __getattr__
+
+
+def missing_attribute(owner: Any, name: str) -> Exception:
+    """The error for ``tensor.name`` where normal lookup found nothing: NotImplementedError for a
+    public ``torch.Tensor`` name, else the AttributeError Python would raise."""
+    if not name.startswith("_") and name in pytorch_names("torch.Tensor"):
+        return unsupported_error("minigrad.Tensor", name)
+    return AttributeError(f"'{type(owner).__name__}' object has no attribute '{name}'")

@@ -169,6 +169,13 @@ class ViewInfo:
         self.base, self.fn, self.version, self.creation = base, fn, version, creation
 
 
+def address_of(array: Any) -> int:
+    """The memory address of ``array``'s first element (a NumPy or CuPy array)."""
+    if isinstance(array, numpy.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr
+
+
 def mark_view(out: Tensor, base: Tensor, fn: Callable) -> Tensor:
     """Record that ``out`` shares ``base``'s memory and was made from it by the array function
     ``fn``: one version counter for both (``out._base``, the storage's owner) and ``out._view``."""

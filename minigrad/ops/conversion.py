@@ -117,6 +117,8 @@ def _names_dtype(value: Any) -> bool:
 class Copy(Function):
     """y = source broadcast into a's shape and dtype (``a.copy_(source)``);   dsource = dy summed."""
 
+    node_name = "CopyBackwards"  # PyTorch's name for ``copy_``
+
     @staticmethod
     def forward(ctx, a, source):
         xp = get_array_module(a)

@@ -13,9 +13,10 @@ import numpy
 
 from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import mark_view
+from minigrad.ops._util import ViewInfo, mark_view
 from minigrad.tensor import Tensor
 
 
@@ -154,6 +155,10 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
+    view = a._view
+    if type(key) is int and not ((a._requires_grad or (view is not None and view.base._requires_grad))
+                                 and is_grad_enabled()):  # may_need_graph(a), inline: it runs per sample
+        return select_row(a, key)  # a Dataset's x[i]
     given = key
     key, basic = prepare_key(a, key)
     name = _torch_node_name(given if isinstance(given, slice) else key, basic)
@@ -166,6 +171,38 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             out = _basic_view(out, step, _torch_node_name(step, True))
         return out
     return _basic_view(a, key, name)
+
+
+def may_need_graph(a: Tensor) -> bool:
+    """Whether ``a[i]`` could be recorded: ``a`` requires grad, or is a view whose base does (an
+    in-place change of the base may yet give the view a history) — and grad mode is on."""
+    view = a._view
+    return (a._requires_grad or (view is not None and view.base._requires_grad)) and is_grad_enabled()
+
+
+def select_row(a: Tensor, i: int) -> Tensor:
+    """``a[i]`` for an int ``i`` where nothing is recorded: the view ``a[i, ...]`` made directly.
+
+    The same tensor :func:`getitem` makes, without the graph's machinery: per-sample access
+    (``x[i], y[i]`` in a Dataset's ``__getitem__``) runs once per sample, and that machinery cost
+    ten times the NumPy indexing (docs/performance.md, "Per-sample access").
+    """
+    array = a._array
+    shape = array.shape
+    if not (shape and -shape[0] <= i < shape[0] and array.size):  # out of range, 0-d, or empty: no view
+        return getitem(a, (i,))  # the general path (with PyTorch's IndexError)
+    out = Tensor(array[i, ...])
+    root = a if a._base is None else a._base
+    out._base = root
+    parent = a._view if a._base is not None else None
+    creation = "default" if is_grad_enabled() else "no_grad"
+    if parent is None:
+        out._view = ViewInfo(a, lambda base: base[i, ...], root._version_value, creation)
+    else:  # a view of a view: one view of the first base, as mark_view makes it
+        fn = parent.fn
+        out._view = ViewInfo(parent.base, lambda base: fn(base)[i, ...], root._version_value,
+                             parent.creation if parent.creation != "default" else creation)
+    return out
 
 
 def _basic_view(a: Tensor, key: tuple, name: str) -> Tensor:

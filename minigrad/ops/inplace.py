@@ -37,7 +37,7 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _GradMode, no_grad
 from minigrad.backend import get_array_module
-from minigrad.ops._util import ViewInfo, product
+from minigrad.ops._util import ViewInfo, address_of, product
 from minigrad.tensor import Tensor
 
 
@@ -154,6 +154,7 @@ def _positions(view_fn: Callable, base_shape: tuple, xp: Any) -> Any:
 
 def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[Tensor], Tensor]) -> Tensor:
     """``compute`` recorded on the view ``a``, then on its base (CopySlices) and ``a`` re-viewed."""
+    _check_view_record(a, view)
     result = compute(_snapshot(a))
     _check_result(a, result, op_name)
     base = view.base
@@ -177,6 +178,7 @@ def refresh_view(a: Tensor) -> None:
     if view is None or view.version == a._version or view.creation == "no_grad" or not _GradMode.enabled:
         return
     if view.base._requires_grad:
+        _check_view_record(a, view)
         _view_again(a, view)
     else:  # the base has left the graph (``base.zero_()``, ``base.detach_()``): so does its view
         view.version = a._version
@@ -215,6 +217,19 @@ def _check_allowed(a: Tensor, view: ViewInfo | None, op_name: str, recording: bo
         raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
                            f"({op_name}). Wrap it in `with minigrad.no_grad():` or use an out-of-place "
                            "operation.")
+
+
+def _check_view_record(a: Tensor, view: ViewInfo) -> None:
+    """The view record must still make ``a`` from its base. It no longer does after the base's own
+    layout changed in place (``base.t_()``, ``transpose_``, ``squeeze_``, ``unsqueeze_``): PyTorch's
+    views keep their own strides, minigrad's are re-made from the base when the graph needs them."""
+    remade = view.fn(view.base._array)
+    array = a._array
+    if (remade.shape, remade.strides, address_of(remade)) != (array.shape, array.strides, address_of(array)):
+        raise RuntimeError(f"a view of shape {list(array.shape)} was made before its base (now of shape "
+                           f"{list(view.base.shape)}) changed its own layout in place (t_, transpose_, "
+                           "squeeze_, unsqueeze_); minigrad cannot record through it. Make the view after "
+                           "the change.")
 
 
 def _check_no_overlap(a: Tensor) -> None:

@@ -1,5 +1,5 @@
 """Matrix products: ``matmul`` (with NumPy's 1-D and batch rules), ``mm``, ``mv``, ``dot``, ``outer``,
-``bmm``, ``addmm`` and ``einsum``.
+``bmm``, ``addmm``, ``einsum`` and ``matrix_power``.
 
 For C = A·B:  dA = dC·Bᵀ  and  dB = Aᵀ·dC; batch dimensions that were broadcast are
 summed back by the engine. The backwards are written with these same products (and
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops import shape
@@ -249,3 +250,38 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     return Einsum.apply(checks.explicit_equation(equation, operands), *operands)
 
 
+
+
+def matrix_power(a: Tensor, n: int) -> Tensor:
+    """Aⁿ for a square matrix (or a batch of them), by repeated squaring: A⁵ = A · (A²)², so
+    about log₂ n products, each differentiated as ``matmul``. A⁰ is the identity (no gradient
+    reaches A), A¹ a copy.
+
+    Negative powers (the inverse's) are not supported yet."""
+    from minigrad.ops import conversion  # noqa: PLC0415 (conversion imports the shape ops)
+
+    n = int_argument(n, "matrix_power", "n", position=1)
+    if a.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    rows, columns = a.shape[-2:]
+    if rows != columns:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{rows} by {columns} matrices")
+    if n < 0:
+        raise NotImplementedError(f"matrix_power({n}): negative powers (powers of the inverse) are not "
+                                  "supported by minigrad yet; see docs/compatibility.md")
+    if n == 0:  # as PyTorch: the identity copied into a clone of A
+        identity = get_array_module(a).eye(rows, dtype=a.array.dtype)
+        return conversion.copy_into(conversion.Clone.apply(a), Tensor(identity))
+    if n == 1:
+        return conversion.Clone.apply(a)
+    square = a  # A^(2^k) for the k-th bit of n
+    while not n & 1:  # up to n's lowest set bit
+        square, n = matmul(square, square), n >> 1
+    result, n = square, n >> 1  # then the product of the powers for n's other set bits
+    while n:
+        square = matmul(square, square)
+        if n & 1:
+            result = matmul(result, square)
+        n >>= 1
+    return result
