@@ -27,7 +27,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from minigrad.exercises._grading import Result, Wrong, describe_error, print_report, run_part
+from minigrad.exercises._grading import STUDENT_FILES, Result, Wrong, describe_error, print_report, run_part
 from minigrad.exercises._student import notebook_code
 
 __all__ = ["EXERCISES", "Exercise", "check", "grade", "load_student", "names", "reference_solution"]
@@ -134,6 +134,7 @@ def load_student(path: str | Path) -> dict:
     else:
         source = path.read_text(encoding="utf-8")
     sys.modules[module_name] = module   # dataclasses and pickling look their module up here
+    STUDENT_FILES.add(str(path))
     try:
         exec(compile(source, str(path), "exec"), vars(module))   # running the student's code is the point
     except BaseException:

@@ -9,11 +9,12 @@ that error described, and the grader itself carries on.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,25 @@ from minigrad.autograd.gradcheck import GradcheckError, gradcheck
 from minigrad.creation import tensor
 from minigrad.dtypes import float64
 from minigrad.tensor import Tensor
+
+
+class StudentError(Exception):
+    """The student's code raised (the ``__cause__``) while running ``config``."""
+
+    def __init__(self, config: str) -> None:
+        super().__init__(config)
+        self.config = config
+
+
+@contextlib.contextmanager
+def running(config: str) -> Iterator[None]:
+    """Student code runs inside: an exception it raises is reported with ``config`` (its shapes)."""
+    try:
+        yield
+    except (Wrong, StudentError):
+        raise
+    except Exception as error:  # noqa: BLE001 (whatever it is, it is the student's to see)
+        raise StudentError(config) from error
 
 
 class Wrong(AssertionError):  # noqa: N818 (it reads as the verdict: raise Wrong("grad_weight ..."))
@@ -238,14 +258,22 @@ def _index(flat: int, shape: tuple) -> tuple:
     return tuple(int(i) for i in numpy.unravel_index(flat, shape)) if shape else ()
 
 
-def describe_error(error: BaseException) -> str:
-    """An exception raised by the student's code, as one line plus where it happened."""
+# the files load_student ran: an error is located in the last frame of one of these
+STUDENT_FILES: set[str] = set()
+
+
+def describe_error(error: BaseException, config: str = "") -> str:
+    """An exception raised by the student's code: one line, where in *their* file, and for what input."""
     frames = traceback.extract_tb(error.__traceback__)
-    last = frames[-1] if frames else None
+    theirs = [frame for frame in frames if frame.filename in STUDENT_FILES]
+    last = theirs[-1] if theirs else (frames[-1] if frames else None)
     where = f" (in {last.name}, {Path(last.filename).name} line {last.lineno})" if last else ""
+    if theirs and theirs[-1] is not frames[-1]:
+        where = where[:-1] + f", raised inside {Path(frames[-1].filename).name})"
+    what = f" for {config}" if config else ""
     if isinstance(error, NotImplementedError):
-        return f"not implemented yet{where}: {error}" if str(error) else f"not implemented yet{where}"
-    return f"your code raised {type(error).__name__}{where}: {error}"
+        return f"not implemented yet{where}{what}: {error}" if str(error) else f"not implemented yet{where}"
+    return f"your code raised {type(error).__name__}{where}{what}: {error}"
 
 
 def run_part(exercise: str, part: str, check: Callable[[], str | None], max_score: float) -> Result:
@@ -256,6 +284,9 @@ def run_part(exercise: str, part: str, check: Callable[[], str | None], max_scor
         note = check()
     except Wrong as wrong:
         return Result(exercise, part, False, str(wrong), max_score)
+    except StudentError as error:
+        cause = error.__cause__ if error.__cause__ is not None else error
+        return Result(exercise, part, False, describe_error(cause, error.config), max_score)
     except (Exception, SystemExit) as error:  # noqa: BLE001 (an error in the student's code fails the part)
         return Result(exercise, part, False, describe_error(error), max_score)
     return Result(exercise, part, True, note or "ok", max_score)
@@ -303,21 +334,23 @@ def leaf(array: Any, dtype: Any = None, requires_grad: bool = True) -> Tensor:
     return tensor(array, dtype=dtype or float64, requires_grad=requires_grad)
 
 
-def call_backward(function: Any, inputs: tuple, grad_output: numpy.ndarray) -> tuple:
+def call_backward(function: Any, inputs: tuple, grad_output: numpy.ndarray, config: str = "") -> tuple:
     """``function.apply(*inputs)``, then the student's ``backward`` called directly on its ctx.
 
     Called directly (not through the engine, which would sum a gradient of the wrong shape
     to the right one), so a gradient's shape is checked as the student wrote it.
     Returns ``(output, gradients)``.
     """
-    output = function.apply(*inputs)
+    with running(config):
+        output = function.apply(*inputs)
     if not isinstance(output, Tensor):
         raise Wrong(f"{function.__name__}.forward returned a {type(output).__name__}, not a Tensor")
     if output.grad_fn is None:
         raise Wrong(f"{function.__name__}.apply(...) recorded no graph node: forward must return a Tensor")
     grad = Tensor(numpy.asarray(grad_output, dtype=host(output).dtype))
     before = [host(x).copy() if isinstance(x, Tensor) else None for x in inputs]
-    grads = function.backward(output.grad_fn, grad)
+    with running(config):
+        grads = function.backward(output.grad_fn, grad)
     for position, (x, old) in enumerate(zip(inputs, before)):
         if old is not None and not numpy.array_equal(host(x), old, equal_nan=True):
             raise Wrong(f"{function.__name__}.backward changed input {position} of forward in place: a "
@@ -350,7 +383,8 @@ def expect_gradcheck(function: Callable[..., Tensor], inputs: tuple, names: list
     recorded (:func:`observe`): the grader's process holds them against the recorded answers.
     """
     try:
-        gradcheck(function, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
+        with running(config):
+            gradcheck(function, inputs, eps=1e-6, atol=1e-5, rtol=1e-3)
     except GradcheckError as error:
         legend = ", ".join(f"input {i} is {name}" for i, name in enumerate(names))
         raise Wrong(f"gradcheck (finite differences in float64) fails for {config}: {error} ({legend})") \

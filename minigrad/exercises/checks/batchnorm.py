@@ -39,7 +39,7 @@ def _compare(ns: dict, which: int, seed: int) -> None:
         expect_close("batchnorm_steps' output (keep it as given)", steps_out, reference_out, config)
         # only the gradient under test is asked for: a blank elsewhere cannot fail this part
         inputs = tuple(leaf(a, requires_grad=i == which) for i, a in enumerate(arrays))
-        out, grads = call_backward(function, inputs, grad)
+        out, grads = call_backward(function, inputs, grad, config)
         expect_close("BatchNormFunction's output", out, steps_out, config)
         name, of = GRADIENTS[which]
         expect_close(name, grads[which], expected[which], config + " (against autograd through the steps)",

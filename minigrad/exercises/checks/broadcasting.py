@@ -45,7 +45,7 @@ def _check_binary(ns: dict, name: str, reference: Any, positive_b: bool) -> None
         b = rng.uniform(0.5, 2, size=shape_b) * (1 if positive_b else rng.choice([-1, 1], size=shape_b))
         grad = rng.normal(size=numpy.broadcast_shapes(shape_a, shape_b))
         config = shapes_text(a=shape_a, b=shape_b)
-        out, grads = call_backward(function, (leaf(a), leaf(b)), grad)
+        out, grads = call_backward(function, (leaf(a), leaf(b)), grad, config)
         expected_out, expected = autograd_grads(reference, [a, b], grad)
         expect_close(f"{name}'s output", out, expected_out, config)
         expect_close(f"grad_a (∂L/∂a of {name})", grads[0], expected[0], config, of=f"a {shape_a}")

@@ -24,7 +24,7 @@ def _compare(ns: dict, which: tuple, configs: list, seed: int) -> None:
         geometry = (stride, padding, dilation, groups)
         # only the gradients under test are asked for: a blank elsewhere cannot fail this part
         inputs = tuple(leaf(a, requires_grad=i in which) for i, a in enumerate((x, w, b)))
-        out, grads = call_backward(function, inputs + geometry, grad)
+        out, grads = call_backward(function, inputs + geometry, grad, config)
         expected_out, expected = autograd_grads(F.conv2d, [x, w, b], grad, extra=geometry)
         expect_close("the convolution's output", out, expected_out, config)
         for index in which:

@@ -36,7 +36,7 @@ def _compare(ns: dict, which: int, quick: bool) -> None:
         grad = rng.normal(size=x_shape[:-1] + (out,))
         config = shapes_text(x=x_shape, weight=arrays[1].shape, bias=arrays[2].shape)
         inputs = tuple(leaf(a, requires_grad=i == which) for i, a in enumerate(arrays))
-        result, grads = call_backward(function, inputs, grad)
+        result, grads = call_backward(function, inputs, grad, config)
         expected_out, expected = autograd_grads(F.linear, arrays, grad)
         expect_close("the forward output y", result, expected_out, config)
         rows = int(numpy.prod(x_shape[:-1]))
@@ -46,7 +46,7 @@ def _compare(ns: dict, which: int, quick: bool) -> None:
     arrays = [rng.normal(size=(3, 4)), rng.normal(size=(2, 4)), rng.normal(size=(2,))]
     grad = rng.normal(size=(3, 2))
     inputs = tuple(leaf(a, float32, requires_grad=i == which) for i, a in enumerate(arrays))
-    _, grads = call_backward(function, inputs, grad)
+    _, grads = call_backward(function, inputs, grad, "float32 inputs")
     _, expected = autograd_grads(F.linear, arrays, grad, dtype=float32)
     expect_close(name, grads[which], expected[which], "float32 inputs", of=of, rtol=1e-4, atol=1e-5,
                  dtype=float32)

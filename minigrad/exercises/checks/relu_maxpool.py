@@ -32,7 +32,7 @@ def check_relu(ns: dict, quick: bool) -> None:
         x.reshape(-1)[::3] = 0.0   # exact zeros: PyTorch's gradient there is 0
         grad = rng.normal(size=shape)
         config = shapes_text(x=shape) + " with some x exactly 0"
-        out, grads = call_backward(function, (leaf(x),), grad)
+        out, grads = call_backward(function, (leaf(x),), grad, config)
         expected_out, expected = autograd_grads(F.relu, [x], grad)
         expect_close("relu's output", out, expected_out, config)
         expect_close("ReLU's grad_x (∂L/∂x)", grads[0], expected[0], config, of=f"x {shape}", kinks=x == 0)
@@ -47,7 +47,7 @@ def _check_pool(ns: dict, configs: list, integers: bool, seed: int) -> None:
         h_out, w_out = (shape[2] - k) // s + 1, (shape[3] - k) // s + 1
         grad = rng.normal(size=shape[:2] + (h_out, w_out))
         config = shapes_text(x=shape) + f", kernel {k}, stride {s}" + (", many ties" if integers else "")
-        out, grads = call_backward(function, (leaf(x), k, s), grad)
+        out, grads = call_backward(function, (leaf(x), k, s), grad, config)
         expected_out, expected = autograd_grads(lambda t, k=k, s=s: F.max_pool2d(t, k, s), [x], grad)
         expect_close("max-pool's output", out, expected_out, config)
         expect_close("MaxPool2d's grad_x (∂L/∂x)", grads[0], expected[0], config, of=f"x {shape}")

@@ -39,7 +39,7 @@ def check_softmax(ns: dict, quick: bool) -> None:
     for n, c, scale in CONFIGS:
         z, grad = rng.normal(size=(n, c)) * scale, rng.normal(size=(n, c))
         config = shapes_text(z=(n, c)) + f", logits of scale {scale}"
-        out, grads = call_backward(function, (leaf(z),), grad)
+        out, grads = call_backward(function, (leaf(z),), grad, config)
         expected_out, expected = autograd_grads(lambda x: F.softmax(x, dim=1), [z], grad)
         expect_close("softmax's output", out, expected_out, config)
         expect_close("Softmax's grad_z (∂L/∂z)", grads[0], expected[0], config, of=f"z {(n, c)}")
@@ -54,7 +54,7 @@ def check_nll(ns: dict, quick: bool) -> None:
         target = _targets(rng, n, c)
         grad = numpy.asarray(rng.uniform(0.5, 2.0))   # an upstream gradient other than 1
         config = shapes_text(logp=(n, c)) + f", targets {host(target).tolist()}, upstream gradient {grad:.3g}"
-        out, grads = call_backward(function, (leaf(logp), target), grad)
+        out, grads = call_backward(function, (leaf(logp), target), grad, config)
         expected_out, expected = autograd_grads(lambda x, t=target: F.nll_loss(x, t), [logp], grad)
         expect_close("NLLLoss's output", out, expected_out, config)
         expect_close("NLLLoss's grad_logp (∂L/∂logp)", grads[0], expected[0], config, of=f"logp {(n, c)}",
@@ -89,14 +89,14 @@ def check_fused(ns: dict, quick: bool) -> None:
         target = _targets(rng, n, c)
         grad = numpy.asarray(rng.uniform(0.5, 2.0))
         config = shapes_text(z=(n, c)) + f", logits of scale {scale}, upstream gradient {grad:.3g}"
-        out, grads = call_backward(function, (leaf(z), target), grad)
+        out, grads = call_backward(function, (leaf(z), target), grad, config)
         expected_out, expected = autograd_grads(lambda x, t=target: F.cross_entropy(x, t), [z], grad)
         expect_close("CrossEntropy's loss", out, expected_out, config)
         expect_close("CrossEntropy's grad_z (∂L/∂z)", grads[0], expected[0], config, of=f"z {(n, c)}",
                      factors={"N": n, "the upstream gradient": float(grad)})
     # logits so large that exp overflows: the fused gradient must stay finite
     z = numpy.array([[1000.0, 0.0, -1000.0], [0.0, 800.0, 0.0]])
-    out, grads = call_backward(function, (leaf(z), tensor([2, 1])), numpy.asarray(1.0))
+    out, grads = call_backward(function, (leaf(z), tensor([2, 1])), numpy.asarray(1.0), "logits of ±1000")
     if not numpy.isfinite(host(grads[0])).all() or not numpy.isfinite(host(out)).all():
         raise Wrong("CrossEntropy gives inf or nan for logits of ±1000 (subtract each row's max before exp)")
     observe("CrossEntropy's grad_z for logits of ±1000", grads[0], "z [[1000, 0, -1000], [0, 800, 0]]")
