@@ -113,9 +113,10 @@ def shape_problem(what: str, actual: dict, shape: tuple, of: str, *,
                 f"(wrap the array: Tensor(array))")
     if tuple(actual["shape"]) != tuple(shape):
         hint = ""
-        if len(shape) == 2 and tuple(actual["shape"]) == tuple(shape)[::-1]:
+        mine = tuple(actual["shape"])
+        if len(shape) >= 2 and len(mine) == len(shape) and mine[:-2] + mine[-2:][::-1] == tuple(shape):
             hint = " (transposed?)"
-        elif len(actual["shape"]) > len(shape):
+        elif len(mine) > len(shape):
             hint = " (not summed over the batch / broadcast dimensions?)"
         return (f"{what} has shape {tuple(actual['shape'])} but should have shape {tuple(shape)}, the shape "
                 f"of {of}{hint}")

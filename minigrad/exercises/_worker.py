@@ -245,8 +245,9 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
             channel.touch()
             command = [sys.executable, "-m", "minigrad.exercises._worker", name, str(folder), suffix,
                        str(first), "1" if quick else "0", str(channel), str(memory_mb)]
-            # the student's prints go to our stderr: the report (stdout) and results.json stay ours
-            worker = subprocess.Popen(command, stdout=sys.stderr, stderr=sys.stderr)
+            # the student's prints go to a log, echoed to our stderr: the report and results.json stay ours
+            log = open(Path(scratch) / f"{name}-{first}.log", "w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            worker = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
             current, started = first, time.monotonic()
             while True:
                 events = _read_channel(channel)
@@ -264,6 +265,9 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
                                          f"(an endless loop, or a Python loop over every element?)")
                     break
                 time.sleep(0.02)
+            log.seek(0)
+            sys.stderr.write(log.read()[-20_000:])
+            log.close()
             _collect(events, reports, failures)
             finished = [e["part"] for e in events if e.get("event") == "done"]
             last = max([current, *finished])
