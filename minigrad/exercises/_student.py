@@ -76,9 +76,9 @@ def student_file(name: str, source: str) -> str:
             + blank_solutions(source, f"{name}.py"))
 
 
-def notebook(number: int, name: str, title: str, source: str) -> dict:
+def notebook(number: int, name: str, title: str, source: str, blank: bool = True) -> dict:
     """The exercise as a notebook: the statement, the code to complete, a blank cell, and the check."""
-    statement, code = split_statement(blank_solutions(source, f"{name}.py"))
+    statement, code = split_statement(blank_solutions(source, f"{name}.py") if blank else source)
     code = "".join(line for line in code.splitlines(keepends=True)
                    if line.strip() != "from __future__ import annotations").lstrip("\n")
     heading, _, body = statement.partition("\n")
@@ -148,8 +148,8 @@ def make_copy(directory: str | os.PathLike, exercises: list, *, force: bool = Fa
             source = ex.handout.read_text(encoding="utf-8")
             if derive:
                 source = derive_level(ex.name, source)
-        write_text(py, student_file(ex.name, source))
-        cells = notebook(number, ex.name, ex.title, source)
+        write_text(py, student_file(ex.name, source) if solutions is None else source)
+        cells = notebook(number, ex.name, ex.title, source, blank=solutions is None)
         write_text(ipynb, json.dumps(cells, indent=1, ensure_ascii=False) + "\n")
         written += [py, ipynb]
     return written

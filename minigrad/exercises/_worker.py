@@ -41,6 +41,7 @@ ANSWERS = PACKAGE / "answers"
 TIME_LIMIT = 60.0          # seconds per part
 TRAINING_TIME_LIMIT = 600.0   # the capstone's training run
 MEMORY_MB = 2048
+STARTUP_TIME_LIMIT = 60.0   # importing minigrad and loading the student's files
 
 
 # --- in the worker ---------------------------------------------------------------------------
@@ -163,9 +164,9 @@ def verdict(done: dict | None, answers: list[dict], quick: bool) -> tuple[bool, 
 def _accuracy_problem(actual: dict, quick: bool) -> str | None:
     """The capstone's test accuracy, computed here from the predictions and MNIST's labels."""
     from minigrad.data import MNIST  # noqa: PLC0415
-    from minigrad.exercises.checks.capstone import FULL, QUICK  # noqa: PLC0415
+    from minigrad.exercises.checks.capstone import DEFAULT, QUICK  # noqa: PLC0415
 
-    spec = QUICK if quick else FULL
+    spec = QUICK if quick else DEFAULT
     labels = MNIST(train=False, download=False).labels[:spec["test"]]
     predicted = numpy.asarray(actual["values"], dtype=numpy.float64).reshape(-1)
     if predicted.shape != labels.shape:
@@ -248,13 +249,17 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
             # the student's prints go to a log, echoed to our stderr: the report and results.json stay ours
             log = open(Path(scratch) / f"{name}-{first}.log", "w+", encoding="utf-8", errors="replace")  # noqa: SIM115
             worker = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-            current, started = first, time.monotonic()
+            # a part's clock starts when the worker says it starts; loading minigrad and the student's
+            # files before it gets a limit of its own
+            current, started, part_started = first, time.monotonic(), False
             while True:
                 events = _read_channel(channel)
                 starts = [e["part"] for e in events if e.get("event") == "start"]
-                if starts and starts[-1] != current:
-                    current, started = starts[-1], time.monotonic()
+                if starts and (starts[-1] != current or not part_started):
+                    current, started, part_started = starts[-1], time.monotonic(), True
                 limit = TRAINING_TIME_LIMIT if parts[current][0] == "training run" else time_limit
+                if not part_started:
+                    limit = max(limit, STARTUP_TIME_LIMIT)
                 if worker.poll() is not None:
                     break
                 if time.monotonic() - started > limit:

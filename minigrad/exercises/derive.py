@@ -138,8 +138,8 @@ def derive_level(name: str, handout: str) -> str:
     _, code = split_statement(handout)
     statement = DERIVE[name].statement.rstrip("\n")
     # a blank's hint keeps its label (before the first colon), not the formula after it
-    code = re.sub(r"raise NotImplementedError\((['\"])([^:'\"]*):[^'\"]*\1\)",
-                  lambda match: f"raise NotImplementedError({match.group(2)!r})", code)
+    code = re.sub(r"""raise NotImplementedError\((?P<quote>['"])(?P<label>[^:'"]*):.*(?P=quote)\)$""",
+                  lambda match: f"raise NotImplementedError({match.group('label')!r})", code, flags=re.M)
     return f'"""{statement}\n\nHints, one at a time: python -m minigrad.exercises hint {name}\n"""\n\n{code}'
 
 

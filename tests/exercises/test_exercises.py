@@ -235,7 +235,7 @@ WRONG = [
      "the network's forward", ["the network's logits is wrong for a batch of 3 images"]),
     ("capstone", "x = x.reshape(x.shape[0], -1)\n", "\n",
      "the network's forward", ["your code raised", "capstone.py line"]),
-    ("capstone", "optimizer.step()\n", "\n", "training run", ["stayed at ln 10", "no optimizer.step()"]),
+    ("capstone", "optimizer.step()\n", "\n", "training run", ["stayed at ln 10", "no step() of the optimiser"]),
 ]
 
 

@@ -53,5 +53,9 @@ class SGD(Optimizer):
                         continue
                     g = p.grad
                     state = self.state[p]
-                    raise NotImplementedError('weight decay, momentum buffer (first: a copy), θ ← θ − lr·g')
+                    if weight_decay != 0:
+                        raise NotImplementedError('weight decay joins the gradient (a new tensor: p.grad stays as it is)')
+                    if momentum != 0:
+                        raise NotImplementedError("the momentum buffer (the first step: a copy of g), Nesterov's look-ahead")
+                    raise NotImplementedError('the step θ ← θ − lr·g, in place')
         return loss
