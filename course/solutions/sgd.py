@@ -54,11 +54,11 @@ class SGD(Optimizer):
                     g = p.grad
                     state = self.state[p]
                     if weight_decay != 0:
-                        # BEGIN SOLUTION: weight decay joins the gradient (a new tensor: p.grad stays as it is)
+                        # BEGIN SOLUTION: weight decay joins the gradient (a new tensor: p.grad stays)
                         g = g.add(p, alpha=weight_decay)
                         # END SOLUTION
                     if momentum != 0:
-                        # BEGIN SOLUTION: the momentum buffer (the first step: a copy of g), Nesterov's look-ahead
+                        # BEGIN SOLUTION: the momentum buffer (first: a copy of g), Nesterov's look-ahead
                         buffer = state.get("momentum_buffer")
                         if buffer is None:
                             buffer = state["momentum_buffer"] = g.clone()

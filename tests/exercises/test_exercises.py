@@ -12,7 +12,7 @@ import minigrad.exercises as exercises
 from minigrad.exercises import grade, load_student, reference_solution
 from minigrad.exercises.__main__ import main
 from minigrad.exercises._grading import run_part
-from minigrad.exercises._student import MarkerError, blank_solutions, handout, make_copy, split_statement
+from minigrad.exercises._student import MarkerError, blank_solutions, make_copy, split_statement
 
 NAMES = ["broadcasting", "linear", "softmax_xent", "relu_maxpool", "conv_im2col", "conv_rot180", "batchnorm",
          "sgd", "capstone"]
@@ -153,10 +153,10 @@ def test_notebook_check_takes_one_function_or_globals(capsys: pytest.CaptureFixt
 WRONG = [
     ("broadcasting", "grad = grad.sum(axis=stretched, keepdims=True)", "grad = grad.sum(axis=stretched)",
      "sum_to_shape", ["sum_to_shape(grad, shape) has shape"]),
-    ("broadcasting", "grad_a = sum_to_shape(g * b.array, a.shape)", "grad_a = sum_to_shape(-g * b.array, a.shape)",
+    ("broadcasting", "grad_a = sum_to_shape(g * b.array, a.shape)", "grad_a = sum_to_shape(-g * b.array, a.shape)",  # noqa: E501
      "Mul backward", ["the sign is flipped"]),
     ("broadcasting", "grad_b = sum_to_shape(-g * a.array / (b.array * b.array), b.shape)",
-     "grad_b = sum_to_shape(g * a.array / (b.array * b.array), b.shape)", "Div backward", ["the sign is flipped"]),
+     "grad_b = sum_to_shape(g * a.array / (b.array * b.array), b.shape)", "Div backward", ["the sign is flipped"]),  # noqa: E501
     ("broadcasting", "grad_b = sum_to_shape(g * a.array, b.shape)", "grad_b = g * a.array",
      "Mul backward", ["not summed over the batch / broadcast dimensions"]),
     ("linear", "grad_weight = Tensor(xp.matmul(g.T, rows))", "grad_weight = Tensor(xp.matmul(rows.T, g))",
@@ -168,11 +168,11 @@ WRONG = [
      "grad_input = Tensor(xp.matmul(g, weight.array * 0.5).reshape(x.shape))",
      "grad_input", ["grad_input (∂L/∂x) is wrong for x (4, 3)", "exactly 0.5 × the expected",
                     "first index that differs"]),
-    ("linear", "grad_weight = Tensor(xp.matmul(g.T, rows))", "grad_weight = Tensor(xp.matmul(g.T, rows) / len(rows))",
+    ("linear", "grad_weight = Tensor(xp.matmul(g.T, rows))", "grad_weight = Tensor(xp.matmul(g.T, rows) / len(rows))",  # noqa: E501
      "grad_weight", ["divided by the batch size N = 4"]),
     ("linear", "grad_input = Tensor(xp.matmul(g, weight.array).reshape(x.shape))",
      "grad_input = Tensor(xp.matmul(g, weight.array.T).reshape(x.shape))",
-     "grad_input", ["your code raised ValueError (in backward, linear.py line", "for x (4, 3), weight (5, 3)"]),
+     "grad_input", ["your code raised ValueError (in backward, linear.py line", "for x (4, 3), weight (5, 3)"]),  # noqa: E501
     ("softmax_xent", "grad_z *= grad.array / n", "grad_z *= grad.array",
      "fused CrossEntropy backward", ["CrossEntropy's grad_z (∂L/∂z) is wrong for z (4, 5)", "times N = 4"]),
     ("softmax_xent", "grad_z *= grad.array / n", "grad_z /= n",
@@ -205,7 +205,7 @@ WRONG = [
      "return crop2d(correlate(full, weight.transpose(1, 0, 2, 3), (1, 1), dilation), padding)",
      "grad_input by rot180", ["dx = δ ∗ rot180(W) (conv2d_grad_input) is wrong for x (2, 3, 6, 6)",
                               "first index that differs"]),
-    ("conv_rot180", "return weight.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]", "return weight[:, :, ::-1, ::-1]",
+    ("conv_rot180", "return weight.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]", "return weight[:, :, ::-1, ::-1]",  # noqa: E501
      "rot180", ["rot180(W) has shape (2, 3, 2, 3) but should have shape (3, 2, 2, 3)"]),
     ("conv_rot180", "return weight.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]",
      "return weight.transpose(1, 0, 3, 2)[:, :, ::-1, ::-1]", "rot180", ["(transposed?)"]),
@@ -215,7 +215,7 @@ WRONG = [
     ("batchnorm", "grad_x = Tensor(gamma.array.reshape(ctx.shape) * inv_std / m * (",
      "grad_x = Tensor(gamma.array.reshape(ctx.shape) * inv_std * (", "grad_x (the fused expression)",
      ["times m (the values per channel) = 8"]),
-    ("batchnorm", "grad_gamma = Tensor((g * x_hat).sum(axis=axes))", "grad_gamma = Tensor(-(g * x_hat).sum(axis=axes))",
+    ("batchnorm", "grad_gamma = Tensor((g * x_hat).sum(axis=axes))", "grad_gamma = Tensor(-(g * x_hat).sum(axis=axes))",  # noqa: E501
      "grad_gamma", ["the sign is flipped"]),
     ("batchnorm", "grad_beta = Tensor(g.sum(axis=axes))", "grad_beta = Tensor(g.sum(axis=0))",
      "grad_beta", ["grad_beta (∂L/∂β) has shape (3, 5, 5)", "not summed over the batch"]),
@@ -235,7 +235,7 @@ WRONG = [
      "the network's forward", ["the network's logits is wrong for a batch of 3 images"]),
     ("capstone", "x = x.reshape(x.shape[0], -1)\n", "\n",
      "the network's forward", ["your code raised", "capstone.py line"]),
-    ("capstone", "optimizer.step()\n", "\n", "training run", ["stayed at ln 10", "no step() of the optimiser"]),
+    ("capstone", "optimizer.step()\n", "\n", "training run", ["stayed at ln 10", "no step() of the optimiser"]),  # noqa: E501
 ]
 
 
