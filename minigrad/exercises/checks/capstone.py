@@ -117,7 +117,10 @@ def check_gradients(ns: dict, quick: bool) -> None:
 
 def check_training(ns: dict, quick: bool) -> str:
     parts = student_parts(ns)
-    sizes = QUICK if quick else _Run(DEFAULT, train=int(os.environ.get("MINIGRAD_CAPSTONE_TRAIN", 30_000)))
+    sizes = QUICK if quick else DEFAULT
+    if not quick and os.environ.get("MINIGRAD_CAPSTONE_TRAIN"):   # the full epoch: 60000
+        sizes = _Run(train=int(os.environ["MINIGRAD_CAPSTONE_TRAIN"]), test=DEFAULT["test"],
+                     batch=DEFAULT["batch"], lr=DEFAULT["lr"], required=DEFAULT["required"])
     manual_seed(SEED)
     model = need(ns, "ConvNet")(parts)
     # The student's code first, the data second: an unfinished exercise says so even without MNIST.
