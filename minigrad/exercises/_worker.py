@@ -246,10 +246,11 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
     first = 0
     with tempfile.TemporaryDirectory(prefix="minigrad-grading-") as scratch:
         while first < len(parts):
-            channel = Path(scratch) / f"{name}-{first}.jsonl"
-            channel.touch()
+            channel_path = Path(scratch) / f"{name}-{first}.jsonl"
+            channel_path.touch()
+            channel = _Channel(channel_path)
             command = [sys.executable, "-m", "minigrad.exercises._worker", name, str(folder), suffix,
-                       str(first), "1" if quick else "0", str(channel), str(memory_mb)]
+                       str(first), "1" if quick else "0", str(channel_path), str(memory_mb)]
             # the student's prints go to a log, echoed to our stderr: the report and results.json stay ours
             log = open(Path(scratch) / f"{name}-{first}.log", "w+", encoding="utf-8", errors="replace")  # noqa: SIM115
             worker = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -257,7 +258,7 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
             # files before it gets a limit of its own
             current, started, part_started = first, time.monotonic(), False
             while True:
-                events = _read_channel(channel)
+                events = channel.read()
                 starts = [e["part"] for e in events if e.get("event") == "start"]
                 if starts and (starts[-1] != current or not part_started):
                     current, started, part_started = starts[-1], time.monotonic(), True
@@ -269,11 +270,11 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
                 if time.monotonic() - started > limit:
                     worker.kill()
                     worker.wait()
-                    events = _read_channel(channel)
+                    events = channel.read()
                     failures[current] = (f"took longer than the time limit of {limit:g} s for this part "
                                          f"(an endless loop, or a Python loop over every element?)")
                     break
-                time.sleep(0.02)
+                time.sleep(0.05)
             log.seek(0)
             sys.stderr.write(log.read()[-20_000:])
             log.close()
@@ -300,16 +301,26 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
     return results
 
 
-def _read_channel(channel: Path) -> list[dict]:
-    events = []
-    for line in channel.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            event = json.loads(line, parse_constant=lambda text: math.nan)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and isinstance(event.get("part"), int):
-            events.append(event)
-    return events
+class _Channel:
+    """The worker's channel, read as it grows: only the new complete lines are parsed each time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.events = path, 0, []
+
+    def read(self) -> list[dict]:
+        with open(self.path, "rb") as stream:
+            stream.seek(self.offset)
+            data = stream.read()
+        complete = data[:data.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        for line in complete.decode("utf-8", errors="replace").splitlines():
+            try:
+                event = json.loads(line, parse_constant=lambda text: math.nan)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and isinstance(event.get("part"), int):
+                self.events.append(event)
+        return self.events
 
 
 def _collect(events: list[dict], reports: dict[int, dict], failures: dict[int, str]) -> None:
