@@ -1,6 +1,6 @@
-"""A backprop course kit: nine exercises with blanks, a grader, and (in the repository only) the answers.
+"""A backprop course kit: eleven exercises with blanks, a grader, and (in the repository only) the answers.
 
-    python -m minigrad.exercises list                       # the nine exercises
+    python -m minigrad.exercises list                       # the exercises
     python -m minigrad.exercises make DIR                   # a student copy (.py and .ipynb, blanks)
     python -m minigrad.exercises check --dir DIR            # grade it (--json FILE: Gradescope)
     python -m minigrad.exercises check --solutions          # from a checkout: the reference solutions pass
@@ -83,6 +83,10 @@ EXERCISES = [
              "PyTorch's update rule exactly, including the first step's momentum buffer"),
     Exercise("capstone", "Capstone: your own CNN trains MNIST", 60,
              "your Functions and optimiser assembled into a CNN: 98% on MNIST in half an epoch"),
+    Exercise("im2col", "im2col and col2im", 40,
+             "every window as one column (a strided slice per kernel tap) and back: col2im adds up"),
+    Exercise("conv_loops", "A convolution as loops, forward and backward", 45,
+             "CS231n's naive conv: each output's window, each gradient as the sum it is, before vectorising"),
 ]
 
 

@@ -125,17 +125,20 @@ def shape_problem(what: str, actual: dict, shape: tuple, of: str, *,
 
 def expect_close(what: str, actual: Any, expected: Any, config: str, *, of: str = "its input",
                  rtol: float = 1e-5, atol: float = 1e-7, dtype: Any = None, factors: dict | None = None,
-                 kinks: Any = None) -> None:
+                 kinks: Any = None, regions: dict | None = None) -> None:
     """``actual`` must equal ``expected`` (type, shape, dtype, then values within ``rtol``/``atol``).
 
     The message names the largest difference and its index, the first index that differs, and
     what the pattern of the differences suggests (:func:`diagnose`): ``factors`` names the
-    constants a ratio may be (``{"N": 4}``), ``kinks`` marks the inputs where ``>=`` vs ``>`` matters.
+    constants a ratio may be (``{"N": 4}``), ``kinks`` marks the inputs where ``>=`` vs ``>`` matters,
+    ``regions`` maps what a mistake confined to a region means to the region's mask.
     """
     observed = describe(actual)
     meta = {"what": what, "config": config, "of": of, "rtol": rtol, "atol": atol,
             "dtype": dtype.name if dtype is not None else None, "factors": factors or {},
-            "kinks": None if kinks is None else numpy.asarray(kinks, dtype=bool).tolist()}
+            "kinks": None if kinks is None else numpy.asarray(kinks, dtype=bool).tolist(),
+            "regions": {text: numpy.asarray(mask, dtype=bool).tolist()
+                        for text, mask in (regions or {}).items()}}
     if OBSERVER is not None:
         OBSERVER.append({"actual": observed, "expected": describe(expected), "meta": meta})
     message = judge(observed, describe(expected), meta)
@@ -191,7 +194,8 @@ def judge(actual: dict, expected: dict, meta: dict) -> str | None:
     worst = _index(int(numpy.argmax(difference)), a.shape)
     first = _index(int(numpy.flatnonzero(wrong)[0]), a.shape)
     kinks = None if meta.get("kinks") is None else numpy.asarray(meta["kinks"], dtype=bool)
-    diagnosis = diagnose(a, e, wrong, meta.get("factors") or {}, kinks)
+    regions = {text: numpy.asarray(mask, dtype=bool) for text, mask in (meta.get("regions") or {}).items()}
+    diagnosis = diagnose(a, e, wrong, meta.get("factors") or {}, kinks, regions)
     return (f"{what} is wrong for {config}: {int(wrong.sum())} of {a.size} elements differ; largest "
             f"difference {float(numpy.abs(a[worst] - e[worst])):.4g} at index {worst} (yours "
             f"{a[worst]:.6g}, expected {e[worst]:.6g}); first index that differs: {first} (yours "
@@ -199,10 +203,11 @@ def judge(actual: dict, expected: dict, meta: dict) -> str | None:
 
 
 def diagnose(a: numpy.ndarray, e: numpy.ndarray, wrong: numpy.ndarray, factors: dict,
-             kinks: numpy.ndarray | None) -> str:
+             kinks: numpy.ndarray | None, regions: dict | None = None) -> str:
     """What a TA would say about the pattern of the differences between yours ``a`` and ``e``, or ``""``.
 
-    Tried in order: wrong only at a kink (``>=`` for ``>``); a constant ratio (a missing or
+    Tried in order: wrong only at a kink (``>=`` for ``>``), or only in one of ``regions`` (the
+    check's own: where windows overlap, say); a constant ratio (a missing or
     extra N, batch size or upstream gradient, named from ``factors``; −1 is a sign flip); the
     last two axes swapped (a transpose); wrong only on the border (padding); yours shifted by one
     row or column (an off-by-one window); wrong only on a grid of rows or columns (stride or
@@ -211,6 +216,9 @@ def diagnose(a: numpy.ndarray, e: numpy.ndarray, wrong: numpy.ndarray, factors: 
     if kinks is not None and kinks.shape == wrong.shape and kinks.any() and not wrong[~kinks].any():
         return ("It differs only where the input is exactly at the kink (x == 0), where PyTorch's gradient "
                 "is 0: use x > 0, not x >= 0")
+    for text, mask in (regions or {}).items():
+        if mask.shape == wrong.shape and mask.any() and not wrong[~mask].any():
+            return f"It differs only {text}"
     ratio = _constant_ratio(a, e)
     if ratio is not None:
         if numpy.isclose(ratio, -1.0):

@@ -130,6 +130,29 @@ the body of the training loop.
         ("conv → ReLU → max-pool twice, then flatten and two linear layers with a ReLU between.",
          "A training step: zero the gradients, the loss of the batch, backward, one optimiser step.",
          "A loss that stays at ln 10 ≈ 2.30 means nothing is learnt: check zero_grad, step and lr.")),
+    "im2col": Level(
+        """Exercise 10 — im2col and col2im (derive level).
+
+``im2col(x, kernel_size, stride, padding, dilation)`` returns PyTorch's ``F.unfold`` of x
+(N, C, H, W): (N, C·kh·kw, L), one column per position of a kh×kw window (stride, zero
+padding and dilation as in conv2d), rows ordered (c, i, j), positions row-major.
+``col2im(cols, input_shape, ...)`` is its adjoint, ``F.fold``. Work out which element of
+x each entry of cols is, and write both without a loop over pixels.
+""",
+        ("Entry (c, i, j) of column (h, w) is x_pad[c, h·s + i·d, w·s + j·d]: fix (i, j) and let h, w run.",
+         "For a fixed tap (i, j) that is one strided slice of x_pad: loop over the taps only.",
+         "The adjoint adds where im2col copied: windows that overlap add up; crop the padding last.")),
+    "conv_loops": Level(
+        """Exercise 11 — a convolution as loops (derive level).
+
+Write PyTorch's conv2d (a cross-correlation, one stride and one zero padding for both
+axes) with loops over the images, filters and output positions, then ∂L/∂x, ∂L/∂w and
+∂L/∂b given ∂L/∂out, each as its own function. Derive each gradient from the forward's
+sum by asking which outputs each input element reaches.
+""",
+        ("out[n, f, i, j] is the window of x_pad at (i·s, j·s) times w[f], summed, plus b[f].",
+         "Each output's window of x receives dout · w[f]; each w[f] receives dout times the window.",
+         "b[f] is used by every image and every position: its gradient is a sum.")),
 }
 
 
