@@ -236,6 +236,21 @@ WRONG = [
     ("capstone", "x = x.reshape(x.shape[0], -1)\n", "\n",
      "the network's forward", ["your code raised", "capstone.py line"]),
     ("capstone", "optimizer.step()\n", "\n", "training run", ["stayed at ln 10", "no step() of the optimiser"]),  # noqa: E501
+    ("im2col", "x_pad[:, :, rows, columns] += taps[:, :, i, j]", "x_pad[:, :, rows, columns] = taps[:, :, i, j]",
+     "col2im", ["It differs only where windows overlap", "add (+=)"]),
+    ("im2col", "return x_pad[:, :, ph:ph + h, pw:pw + w]", "return x_pad",
+     "col2im", ["col2im(cols, ...) has shape (1, 2, 7, 8) but should have shape (1, 2, 5, 6)"]),
+    ("im2col", "x_pad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))", "x_pad = x",
+     "im2col", ["your code raised ValueError (in im2col, im2col.py line", "padding 1"]),
+    ("conv_loops", "dx_pad[n, :, rows, cols] += dout[n, f, i, j] * w[f]",
+     "dx_pad[n, :, rows, cols] -= dout[n, f, i, j] * w[f]", "grad_x", ["the sign is flipped"]),
+    ("conv_loops", "dw[f] += dout[n, f, i, j] * x_pad[n, :, rows, cols]",
+     "dw[f] += dout[n, f, i, j] * x_pad[n, :, rows, cols] / dout.shape[0]", "grad_w",
+     ["divided by the batch size N = 2"]),
+    ("conv_loops", "return dout.sum(axis=(0, 2, 3))", "return dout.sum(axis=(2, 3))", "grad_b",
+     ["has shape (2, 4) but should have shape (4,)", "not summed over the batch"]),
+    ("conv_loops", "return dx_pad[:, :, pad:pad + x.shape[2], pad:pad + x.shape[3]]", "return dx_pad",
+     "grad_x", ["has shape (2, 2, 7, 8) but should have shape (2, 2, 5, 6)"]),
 ]
 
 
