@@ -1,4 +1,4 @@
-"""A backprop course kit: eleven exercises with blanks, a grader, and (in the repository only) the answers.
+"""A backprop course kit: twelve exercises with blanks, a grader, and (in the repository only) the answers.
 
     python -m minigrad.exercises list                       # the exercises
     python -m minigrad.exercises make DIR                   # a student copy (.py and .ipynb, blanks)
@@ -87,6 +87,8 @@ EXERCISES = [
              "every window as one column (a strided slice per kernel tap) and back: col2im adds up"),
     Exercise("conv_loops", "A convolution as loops, forward and backward", 45,
              "CS231n's naive conv: each output's window, each gradient as the sum it is, before vectorising"),
+    Exercise("engine", "The backward engine", 45,
+             "loss.backward() itself: a topological order, gradients summed where a tensor is reused"),
 ]
 
 

@@ -153,6 +153,18 @@ sum by asking which outputs each input element reaches.
         ("out[n, f, i, j] is the window of x_pad at (i·s, j·s) times w[f], summed, plus b[f].",
          "Each output's window of x receives dout · w[f]; each w[f] receives dout times the window.",
          "b[f] is used by every image and every position: its gradient is a sum.")),
+    "engine": Level(
+        """Exercise 12 — the backward engine (derive level).
+
+Write ``loss.backward()`` yourself on minigrad's recorded graph: ``tensor.grad_fn`` is a
+node, ``node.next_functions`` its inputs' nodes (an ``AccumulateGrad`` node, with the leaf
+in ``node.variable``, for a leaf), ``call_backward(node, [grad])`` one gradient per input.
+Decide in which order the nodes must run, and what a node that receives several
+gradients, or a leaf whose ``.grad`` is already set, must do.
+""",
+        ("A node may run only once every gradient for it has arrived: after every node it feeds.",
+         "Depth-first from the root, appending a node after its inputs, gives the reverse of that order.",
+         "A tensor used twice receives two gradients: their sum is its gradient (and .grad adds up too).")),
 }
 
 

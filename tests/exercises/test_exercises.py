@@ -15,7 +15,7 @@ from minigrad.exercises._grading import run_part
 from minigrad.exercises._student import MarkerError, blank_solutions, make_copy, split_statement
 
 NAMES = ["broadcasting", "linear", "softmax_xent", "relu_maxpool", "conv_im2col", "conv_rot180", "batchnorm",
-         "sgd", "capstone", "im2col", "conv_loops"]
+         "sgd", "capstone", "im2col", "conv_loops", "engine"]
 WITHOUT_CAPSTONE = [name for name in NAMES if name != "capstone"]
 
 
@@ -236,7 +236,7 @@ WRONG = [
     ("capstone", "x = x.reshape(x.shape[0], -1)\n", "\n",
      "the network's forward", ["your code raised", "capstone.py line"]),
     ("capstone", "optimizer.step()\n", "\n", "training run", ["stayed at ln 10", "no step() of the optimiser"]),  # noqa: E501
-    ("im2col", "x_pad[:, :, rows, columns] += taps[:, :, i, j]", "x_pad[:, :, rows, columns] = taps[:, :, i, j]",
+    ("im2col", "x_pad[:, :, rows, columns] += taps[:, :, i, j]", "x_pad[:, :, rows, columns] = taps[:, :, i, j]",  # noqa: E501
      "col2im", ["It differs only where windows overlap", "add (+=)"]),
     ("im2col", "return x_pad[:, :, ph:ph + h, pw:pw + w]", "return x_pad",
      "col2im", ["col2im(cols, ...) has shape (1, 2, 7, 8) but should have shape (1, 2, 5, 6)"]),
@@ -251,6 +251,14 @@ WRONG = [
      ["has shape (2, 4) but should have shape (4,)", "not summed over the batch"]),
     ("conv_loops", "return dx_pad[:, :, pad:pad + x.shape[2], pad:pad + x.shape[3]]", "return dx_pad",
      "grad_x", ["has shape (2, 2, 7, 8) but should have shape (2, 2, 5, 6)"]),
+    ("engine", "    order.reverse()\n", "\n", "topological order", ["topological_order does not start at the root"]),  # noqa: E501
+    ("engine", "grads[child] = child_grad if child not in grads else Tensor(grads[child].array + child_grad.array)",  # noqa: E501
+     "grads[child] = child_grad", "gradients, summed where a tensor is reused",
+     ["divided by the number of uses of x = 2"]),
+    ("engine", "leaf.grad = g if leaf.grad is None else Tensor(leaf.grad.array + g.array)", "leaf.grad = g",
+     "accumulating into .grad", ["divided by the number of backward calls = 2"]),
+    ("engine", "        for child, _ in node.next_functions:\n            visit(child)\n", "\n",
+     "topological order", ["topological_order gives 1 nodes"]),
 ]
 
 

@@ -145,7 +145,7 @@ def check_training(ns: dict, quick: bool) -> str:
     predicted = predictions(model, progress(DataLoader(test, batch_size=1000), "testing"), ns)
     labels = MNIST(train=False).labels[:sizes["test"]]
     correct = expect_accuracy(predicted, labels, sizes["required"])
-    report = (f"one epoch on {sizes['train']} training images: mean loss {loss:.4f}, test accuracy "
+    report = (f"one pass over {sizes['train']} training images: mean loss {loss:.4f}, test accuracy "
               f"{correct:.2%} on {sizes['test']} test images ({seconds:.0f} s of training)")
     if not correct >= sizes["required"]:
         raise Wrong(f"{report}; at least {sizes['required']:.0%} is needed. {training_diagnosis(loss)}")
