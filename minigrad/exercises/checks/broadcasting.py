@@ -12,6 +12,7 @@ from minigrad.exercises._grading import (
     expect_close,
     expect_gradcheck,
     leaf,
+    running,
     shapes_text,
 )
 from minigrad.exercises.checks._common import need
@@ -32,7 +33,8 @@ def check_sum_to_shape(ns: dict, quick: bool) -> None:
         grad = rng.normal(size=big)
         # minigrad's own: the gradient of a tensor of shape `small` expanded to `big`
         _, (expected,) = autograd_grads(lambda x, shape=big: x.expand(*shape), [rng.normal(size=small)], grad)
-        result = sum_to_shape(grad, small)
+        with running(f"grad {big} summed to {small}"):
+            result = sum_to_shape(grad, small)
         expect_close("sum_to_shape(grad, shape)", Tensor(numpy.asarray(result)), expected,
                      f"grad of shape {big} and shape {small}", of="the `shape` argument")
 

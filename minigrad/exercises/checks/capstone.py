@@ -23,7 +23,7 @@ from minigrad import no_grad
 from minigrad.creation import tensor, zeros
 from minigrad.data import MNIST, DataLoader, Dataset, Subset
 from minigrad.dtypes import float32, int64
-from minigrad.exercises._grading import Wrong, expect_accuracy, expect_close, host
+from minigrad.exercises._grading import Wrong, expect_accuracy, expect_close, host, running
 from minigrad.exercises.checks._common import need
 from minigrad.nn.modules.module import Module
 from minigrad.random import Generator, manual_seed
@@ -93,7 +93,8 @@ def check_forward(ns: dict, quick: bool) -> None:
     model = need(ns, "ConvNet")(parts)
     for n in (3, 1):
         images, _ = _batch(29, n)
-        logits = model(images)
+        with running(f"a batch of {n} images (N, 1, 28, 28)"):
+            logits = model(images)
         expected = reference_forward(model, images)
         expect_close("the network's logits", logits, expected, f"a batch of {n} images (N, 1, 28, 28)",
                      of="the logits (N, 10)", rtol=1e-4, atol=1e-5, dtype=float32)
@@ -104,7 +105,8 @@ def check_gradients(ns: dict, quick: bool) -> None:
     manual_seed(SEED)
     model = need(ns, "ConvNet")(parts)
     images, labels = _batch(30, 4)
-    parts.cross_entropy(model(images), labels).backward()
+    with running("a batch of 4 images"):
+        parts.cross_entropy(model(images), labels).backward()
     mine = {name: p.grad for name, p in model.named_parameters()}
     model.zero_grad()
     F.cross_entropy(reference_forward(model, images), labels).backward()
@@ -140,7 +142,8 @@ def check_training(ns: dict, quick: bool) -> str:
     shuffle = Generator().manual_seed(SEED)
     train_loader = DataLoader(train, batch_size=sizes["batch"], shuffle=True, generator=shuffle)
     start = time.perf_counter()
-    loss = need(ns, "train_one_epoch")(model, optimizer, progress(train_loader, "training"), parts)
+    with running(f"the training run ({sizes['train']} images, batches of {sizes['batch']})"):
+        loss = need(ns, "train_one_epoch")(model, optimizer, progress(train_loader, "training"), parts)
     seconds = time.perf_counter() - start
     predicted = predictions(model, progress(DataLoader(test, batch_size=1000), "testing"), ns)
     labels = MNIST(train=False).labels[:sizes["test"]]

@@ -16,6 +16,7 @@ from minigrad.exercises._grading import (
     host,
     leaf,
     observe,
+    running,
     shapes_text,
 )
 from minigrad.exercises.checks._common import need
@@ -68,8 +69,9 @@ def check_steps(ns: dict, quick: bool) -> None:
         z = rng.normal(size=(n, c)) * scale
         target = _targets(rng, n, c)
         mine = leaf(z)
-        loss = steps(mine, target)
-        loss.backward()
+        with running(shapes_text(z=(n, c))):
+            loss = steps(mine, target)
+            loss.backward()
         expected_loss, expected = autograd_grads(lambda x, t=target: F.cross_entropy(x, t), [z],
                                                  numpy.asarray(1.0))
         config = shapes_text(z=(n, c)) + f", targets {host(target).tolist()}"
