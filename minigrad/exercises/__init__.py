@@ -174,14 +174,13 @@ def grade_one_part(name: str, index: int, namespace: dict, *, quick: bool = Fals
     return run_part(name, part, functools.partial(check_part, ns, quick), points)
 
 
-def load_folder(folder: Path, suffix: str = ".py") -> tuple[dict[str, dict], dict[str, BaseException]]:
-    """Every exercise's file in ``folder`` loaded: (names each defines, the error of each that failed).
-
-    Every exercise is loaded, not only the graded one: the capstone uses the others.
-    """
+def load_folder(folder: Path, suffix: str = ".py", only: list[str] | None = None,
+                ) -> tuple[dict[str, dict], dict[str, BaseException]]:
+    """The exercises' files in ``folder`` loaded (all, or ``only`` these): (names each defines, the
+    error of each that failed)."""
     context: dict[str, dict[str, Any]] = {}
     errors: dict[str, BaseException] = {}
-    for name in names():
+    for name in only or names():
         path = Path(folder) / f"{name}{suffix}"
         if not path.exists():
             errors[name] = FileNotFoundError(f"there is no {path}")

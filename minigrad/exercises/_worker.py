@@ -63,8 +63,12 @@ def worker_main(argv: list[str]) -> int:
     name, folder, suffix, first, quick, channel, memory = argv
     _limit_memory(int(memory))
     from minigrad.exercises import _grading, exercise, grade_one_part, load_folder  # noqa: PLC0415
+    from minigrad.exercises.checks.capstone import WHERE  # noqa: PLC0415
 
-    context, errors = load_folder(Path(folder), suffix)
+    # only this exercise's file (one student's broken file cannot sink another exercise), and for
+    # the capstone the exercises whose Functions it assembles
+    needed = [name] + (sorted({where for where, _ in WHERE.values()}) if name == "capstone" else [])
+    context, errors = load_folder(Path(folder), suffix, only=needed)
     with open(channel, "a", encoding="utf-8") as out:
         for index in range(int(first), len(exercise(name).parts)):
             out.write(json.dumps({"event": "start", "part": index}) + "\n")

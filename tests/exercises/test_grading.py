@@ -347,3 +347,15 @@ def test_make_solutions_from_a_checkout(tmp_path: Path) -> None:
     assert (tmp_path / "linear.py").read_text(encoding="utf-8").count("BEGIN SOLUTION") == 3
     assert main(["make", str(tmp_path / "other"), "linear", "--solutions", "--solutions-dir",
                  str(tmp_path / "nowhere")]) == 2
+
+
+def test_one_exercise_cannot_sink_another(tmp_path: Path) -> None:
+    """Each exercise's worker loads only that exercise's file: an sgd.py that ends the process at import
+    fails sgd, not linear."""
+    shutil.copy(SOLUTIONS / "linear.py", tmp_path)
+    (tmp_path / "sgd.py").write_text("import os\nos._exit(0)\n", encoding="utf-8")
+    report = tmp_path / "results.json"
+    main(["check", "linear", "sgd", "--dir", str(tmp_path), "--json", str(report)])
+    scores = {test["name"]: test["score"] for test in json.loads(report.read_text(encoding="utf-8"))["tests"]}
+    assert sum(score for name, score in scores.items() if name.startswith("linear")) == 10
+    assert sum(score for name, score in scores.items() if name.startswith("sgd")) == 0
