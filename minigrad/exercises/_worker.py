@@ -78,8 +78,10 @@ def worker_main(argv: list[str]) -> int:
             result = grade_one_part(name, index, context.get(name, {}), quick=quick == "1",
                                     load_error=errors.get(name), context=context)
             _grading.OBSERVER = None
+            # the expected values stay here: the grader holds its own (the recorded answers)
+            reported = [{"actual": o["actual"], "meta": o["meta"]} for o in observations]
             out.write(json.dumps({"event": "done", "part": index, "passed": result.passed,
-                                  "message": result.message, "observations": observations}) + "\n")
+                                  "message": result.message, "observations": reported}) + "\n")
             out.flush()
     return 0
 
@@ -255,9 +257,10 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
             channel = _Channel(channel_path)
             command = [sys.executable, "-m", "minigrad.exercises._worker", name, str(folder), suffix,
                        str(first), "1" if quick else "0", str(channel_path), str(memory_mb)]
-            # the student's prints go to a log, echoed to our stderr: the report and results.json stay ours
+            # the student's prints go to a log, echoed to our stderr afterwards: the report and
+            # results.json stay ours; stderr (the capstone's progress bar) is shared, and shows live
             log = open(Path(scratch) / f"{name}-{first}.log", "w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-            worker = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            worker = subprocess.Popen(command, stdout=log)
             # a part's clock starts when the worker says it starts; loading minigrad and the student's
             # files before it gets a limit of its own
             current, started, part_started = first, time.monotonic(), False
@@ -309,7 +312,8 @@ class _Channel:
     """The worker's channel, read as it grows: only the new complete lines are parsed each time."""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.offset, self.events = path, 0, []
+        self.path, self.offset = path, 0
+        self.events: list[dict] = []
 
     def read(self) -> list[dict]:
         with open(self.path, "rb") as stream:

@@ -16,7 +16,7 @@ BUILTINS = ("F.unfold", "F.fold", "functional.unfold", "functional.fold", "conv.
 
 
 def _pair(value: object) -> tuple:
-    return tuple(value) if isinstance(value, tuple) else (value, value)   # type: ignore[arg-type]
+    return tuple(value) if isinstance(value, tuple) else (value, value)
 
 
 def _geometry(w_shape: tuple, stride: object, padding: object, dilation: object) -> tuple:
