@@ -82,9 +82,13 @@ def test_the_sdist_holds_the_whole_suite_docs_notebooks_and_examples(dist: Path)
 
 
 def _solution_lines() -> list[str]:
-    """The distinctive lines of the course kit's reference solutions' blocks (what students write)."""
+    """The distinctive lines of the course kit's reference solutions' blocks (what students write): not
+    the ones minigrad's own code has too (``for child, _ in node.next_functions:``), which give
+    nothing away."""
     from minigrad.exercises._student import BEGIN, END
 
+    framework = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "minigrad").rglob("*.py")
+                          if "exercises" not in path.parts)
     lines = []
     for path in (ROOT / "course" / "solutions").glob("*.py"):
         inside = False
@@ -93,16 +97,15 @@ def _solution_lines() -> list[str]:
                 inside = True
             elif END.match(line):
                 inside = False
-            elif inside and len(line.strip()) >= 25:   # shorter: idioms like optimizer.zero_grad()
-                lines.append(line.strip())
+            elif inside and len(line.strip()) >= 25 and line.strip() not in framework:
+                lines.append(line.strip())   # (shorter: idioms like optimizer.zero_grad())
     return lines
 
 
 def test_no_answer_key_in_the_wheel_or_the_sdist(dist: Path) -> None:
     """Students install the wheel (or the sdist): neither holds the course kit's solutions. Checked: the
     kit's part of the package, and everything in the sdist besides minigrad's own code and the pages
-    that explain it (which compute and show the same maths as some exercises, necessarily: the
-    engine's topological order is in docs/architecture.md)."""
+    that explain it (which compute and show the same maths as some exercises, necessarily)."""
     lines = _solution_lines()
     assert len(lines) > 20
     (wheel,) = dist.glob("*.whl")
