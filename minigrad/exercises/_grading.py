@@ -239,9 +239,11 @@ def diagnose(a: numpy.ndarray, e: numpy.ndarray, wrong: numpy.ndarray, factors: 
         if not wrong[..., ~border].any():
             return "It differs only on the border rows and columns: look at the padding"
         inner = (..., slice(1, -1), slice(1, -1))
-        for shift, axis, word in ((1, 2, "row"), (-1, 2, "row"), (1, 3, "column"), (-1, 3, "column")):
-            if numpy.allclose(numpy.roll(e, shift, axis=axis)[inner], a[inner]):
-                return f"Yours is the expected shifted by one {word}: an off-by-one window"
+        for rows, columns in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)):
+            if numpy.allclose(numpy.roll(e, (rows, columns), axis=(2, 3))[inner], a[inner]):
+                word = "row" if not columns else "column" if not rows else "row and one column"
+                return (f"Yours is the expected shifted by one {word}: an off-by-one window (or the padding "
+                        f"cropped from the wrong side)")
         rows, cols = numpy.nonzero(wrong.any(axis=(0, 1)))
         for step in (2, 3):
             on_grid = len(set((rows % step).tolist())) == 1 or len(set((cols % step).tolist())) == 1

@@ -235,7 +235,9 @@ WRONG = [
      "the network's forward", ["the network's logits is wrong for a batch of 3 images"]),
     ("capstone", "x = x.reshape(x.shape[0], -1)\n", "\n",
      "the network's forward", ["your code raised", "capstone.py line"]),
-    ("capstone", "optimizer.step()\n", "\n", "training run", ["stayed at ln 10", "no step() of the optimiser"]),  # noqa: E501
+    ("capstone", "optimizer.step()\n", "\n", "training run", ["called optimizer.step() 0 times", "ln 10"]),
+    ("capstone", "        optimizer.zero_grad()\n", "", "training run",
+     ["called optimizer.zero_grad() 0 times", "adds its gradients to those of every batch before it"]),
     ("im2col", "x_pad[:, :, rows, columns] += taps[:, :, i, j]", "x_pad[:, :, rows, columns] = taps[:, :, i, j]",  # noqa: E501
      "col2im", ["It differs only where windows overlap", "add (+=)"]),
     ("im2col", "return x_pad[:, :, ph:ph + h, pw:pw + w]", "return x_pad",
@@ -249,6 +251,9 @@ WRONG = [
      ["divided by the batch size N = 2"]),
     ("conv_loops", "return dout.sum(axis=(0, 2, 3))", "return dout.sum(axis=(2, 3))", "grad_b",
      ["has shape (2, 4) but should have shape (4,)", "not summed over the batch"]),
+    ("conv_loops", "return dx_pad[:, :, pad:pad + x.shape[2], pad:pad + x.shape[3]]",
+     "return dx_pad[:, :, :x.shape[2], :x.shape[3]]", "grad_x",
+     ["shifted by one row and one column", "the padding cropped from the wrong side"]),
     ("conv_loops", "return dx_pad[:, :, pad:pad + x.shape[2], pad:pad + x.shape[3]]", "return dx_pad",
      "grad_x", ["has shape (2, 2, 7, 8) but should have shape (2, 2, 5, 6)"]),
     ("engine", "    order.reverse()\n", "\n", "topological order", ["topological_order does not start at the root"]),  # noqa: E501

@@ -23,7 +23,7 @@ from minigrad import no_grad
 from minigrad.creation import tensor, zeros
 from minigrad.data import MNIST, DataLoader, Dataset, Subset
 from minigrad.dtypes import float32, int64
-from minigrad.exercises._grading import Wrong, expect_accuracy, expect_close, host, running
+from minigrad.exercises._grading import Wrong, expect_accuracy, expect_close, expect_flag, host, running
 from minigrad.exercises.checks._common import need
 from minigrad.nn.modules.module import Module
 from minigrad.random import Generator, manual_seed
@@ -134,6 +134,9 @@ def check_training(ns: dict, quick: bool) -> str:
         train, test = MNIST(train=True), MNIST(train=False)
     except RuntimeError as error:
         raise Wrong(f"MNIST is not available, so the training run cannot be graded: {error}") from None
+    rehearse(ns, parts, Subset(train, range(16)))
+    manual_seed(SEED)
+    model = need(ns, "ConvNet")(parts)
     if sizes["train"] < len(train):
         train = Subset(train, range(sizes["train"]))
     if sizes["test"] < len(test):
@@ -153,6 +156,40 @@ def check_training(ns: dict, quick: bool) -> str:
     if not correct >= sizes["required"]:
         raise Wrong(f"{report}; at least {sizes['required']:.0%} is needed. {training_diagnosis(loss)}")
     return report
+
+
+class _Spy:
+    """The student's optimiser, counting the calls the training loop makes to it."""
+
+    def __init__(self, optimizer: Any) -> None:
+        self.optimizer, self.zero_grads, self.steps = optimizer, 0, 0
+
+    def zero_grad(self, *args: Any, **kwargs: Any) -> Any:
+        self.zero_grads += 1
+        return self.optimizer.zero_grad(*args, **kwargs)
+
+    def step(self, *args: Any, **kwargs: Any) -> Any:
+        self.steps += 1
+        return self.optimizer.step(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.optimizer, name)
+
+
+def rehearse(ns: dict, parts: SimpleNamespace, images: Dataset) -> None:
+    """Two batches through the student's training loop, watching what it does to the optimiser:
+    a loop without step() or zero_grad() is named here, before a long run that only shows a loss."""
+    manual_seed(SEED)
+    model = need(ns, "ConvNet")(parts)
+    spy = _Spy(parts.SGD(model.parameters(), lr=0.01, momentum=MOMENTUM))
+    with running("a rehearsal: two batches of 8 training images"):
+        need(ns, "train_one_epoch")(model, spy, DataLoader(images, batch_size=8), parts)
+    expect_flag("the training loop calls optimizer.step()", spy.steps == 2,
+                f"your training loop called optimizer.step() {spy.steps} times for 2 batches: once per "
+                f"batch, or the parameters never move (the loss stays at ln 10 = 2.303)")
+    expect_flag("the training loop calls optimizer.zero_grad()", spy.zero_grads >= 2,
+                f"your training loop called optimizer.zero_grad() {spy.zero_grads} times for 2 batches: once "
+                f"per batch, or each backward adds its gradients to those of every batch before it")
 
 
 def predictions(model: Module, batches: Any, ns: dict) -> numpy.ndarray:
