@@ -239,17 +239,17 @@ def diagnose(a: numpy.ndarray, e: numpy.ndarray, wrong: numpy.ndarray, factors: 
         if not wrong[..., ~border].any():
             return "It differs only on the border rows and columns: look at the padding"
         inner = (..., slice(1, -1), slice(1, -1))
-        for rows, columns in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)):
-            if numpy.allclose(numpy.roll(e, (rows, columns), axis=(2, 3))[inner], a[inner]):
-                word = "row" if not columns else "column" if not rows else "row and one column"
+        for down, right in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)):
+            if numpy.allclose(numpy.roll(e, (down, right), axis=(2, 3))[inner], a[inner]):
+                word = "row" if not right else "column" if not down else "row and one column"
                 return (f"Yours is the expected shifted by one {word}: an off-by-one window (or the padding "
                         f"cropped from the wrong side)")
         rows, cols = numpy.nonzero(wrong.any(axis=(0, 1)))
         for step in (2, 3):
             on_grid = len(set((rows % step).tolist())) == 1 or len(set((cols % step).tolist())) == 1
             if len(rows) and on_grid and len(rows) < wrong[0, 0].size // 2:
-                return ("It differs only on a grid of every "
-                        f"{step}nd/rd row or column: look at the stride and the dilation")
+                return (f"It differs only on a grid of every {step}{'nd' if step == 2 else 'rd'} row or "
+                        f"column: look at the stride and the dilation")
     return ""
 
 
