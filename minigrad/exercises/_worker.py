@@ -12,7 +12,8 @@ those values with the **recorded answers** (``answers/NAME.npz``, minigrad's own
 the same seeded inputs, written by ``course/refresh.py``) under the recorded tolerances. So
 whatever the student's code does inside the worker — patch the checks, ``numpy.testing`` or
 minigrad, call ``sys.exit(0)``, print or write a fake result — the only way to a point is
-to hand over the right values.
+to hand over the right values. The grader takes only lines that carry a one-time token
+it gives the worker on stdin (not in argv or the environment, which the student's code sees).
 
 Limits: each part gets ``time_limit`` seconds (the grader kills a worker that runs over and
 starts a fresh one for the next part); the worker's address space is capped at
@@ -27,6 +28,7 @@ import ast
 import hashlib
 import json
 import math
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -61,6 +63,10 @@ def _limit_memory(megabytes: int) -> None:
 def worker_main(argv: list[str]) -> int:
     """Run the parts of one exercise on the student's file; one JSON line per part to the channel."""
     name, folder, suffix, first, quick, channel, memory = argv
+    # a one-time token from the grader, on stdin (not in argv or the environment, which the student's
+    # code can read): the grader takes only results that carry it
+    token = sys.stdin.readline().strip()
+    sys.stdin.close()
     _limit_memory(int(memory))
     from minigrad.exercises import _grading, exercise, grade_one_part, load_folder  # noqa: PLC0415
     from minigrad.exercises.checks.capstone import WHERE  # noqa: PLC0415
@@ -71,7 +77,7 @@ def worker_main(argv: list[str]) -> int:
     context, errors = load_folder(Path(folder), suffix, only=needed)
     with open(channel, "a", encoding="utf-8") as out:
         for index in range(int(first), len(exercise(name).parts)):
-            out.write(json.dumps({"event": "start", "part": index}) + "\n")
+            out.write(json.dumps({"event": "start", "part": index, "token": token}) + "\n")
             out.flush()
             observations: list[dict] = []
             _grading.OBSERVER = observations
@@ -80,7 +86,7 @@ def worker_main(argv: list[str]) -> int:
             _grading.OBSERVER = None
             # the expected values stay here: the grader holds its own (the recorded answers)
             reported = [{"actual": o["actual"], "meta": o["meta"]} for o in observations]
-            out.write(json.dumps({"event": "done", "part": index, "passed": result.passed,
+            out.write(json.dumps({"event": "done", "part": index, "token": token, "passed": result.passed,
                                   "message": result.message, "observations": reported}) + "\n")
             out.flush()
     return 0
@@ -274,7 +280,11 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
             # the student's prints go to a log, echoed to our stderr afterwards: the report and
             # results.json stay ours; stderr (the capstone's progress bar) is shared, and shows live
             log = open(Path(scratch) / f"{name}-{first}.log", "w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-            worker = subprocess.Popen(command, stdout=log)
+            token = channel.token = secrets.token_hex(16)
+            worker = subprocess.Popen(command, stdout=log, stdin=subprocess.PIPE)
+            assert worker.stdin is not None
+            worker.stdin.write(f"{token}\n".encode())
+            worker.stdin.close()
             # a part's clock starts when the worker says it starts; loading minigrad and the student's
             # files before it gets a limit of its own
             current, started, part_started = first, time.monotonic(), False
@@ -326,7 +336,7 @@ class _Channel:
     """The worker's channel, read as it grows: only the new complete lines are parsed each time."""
 
     def __init__(self, path: Path) -> None:
-        self.path, self.offset = path, 0
+        self.path, self.offset, self.token = path, 0, ""
         self.events: list[dict] = []
 
     def read(self) -> list[dict]:
@@ -340,7 +350,8 @@ class _Channel:
                 event = json.loads(line, parse_constant=lambda text: math.nan)
             except ValueError:
                 continue
-            if isinstance(event, dict) and isinstance(event.get("part"), int):
+            if isinstance(event, dict) and isinstance(event.get("part"), int) and \
+                    event.get("token") == self.token:
                 self.events.append(event)
         return self.events
 

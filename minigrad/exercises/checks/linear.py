@@ -89,3 +89,5 @@ PARTS = [("grad_input", 3, check_grad_input), ("grad_weight", 3, check_grad_weig
 # edited
 
 # edited
+
+# edited
