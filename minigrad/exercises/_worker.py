@@ -285,27 +285,9 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
             assert worker.stdin is not None
             worker.stdin.write(f"{token}\n".encode())
             worker.stdin.close()
-            # a part's clock starts when the worker says it starts; loading minigrad and the student's
-            # files before it gets a limit of its own
-            current, started, part_started = first, time.monotonic(), False
-            while True:
-                events = channel.read()
-                starts = [e["part"] for e in events if e.get("event") == "start"]
-                if starts and (starts[-1] != current or not part_started):
-                    current, started, part_started = starts[-1], time.monotonic(), True
-                limit = TRAINING_TIME_LIMIT if parts[current][0] == "training run" else time_limit
-                if not part_started:
-                    limit = max(limit, STARTUP_TIME_LIMIT)
-                if worker.poll() is not None:
-                    break
-                if time.monotonic() - started > limit:
-                    worker.kill()
-                    worker.wait()
-                    events = channel.read()
-                    failures[current] = (f"took longer than the time limit of {limit:g} s for this part "
-                                         f"(an endless loop, or a Python loop over every element?)")
-                    break
-                time.sleep(0.05)
+            events, current, timed_out = _watch(worker, channel, parts, first, time_limit)
+            if timed_out:
+                failures[current] = timed_out
             log.seek(0)
             sys.stderr.write(log.read()[-20_000:])
             log.close()
@@ -330,6 +312,33 @@ def grade_isolated(name: str, folder: Path, suffix: str = ".py", *, quick: bool 
             passed, message = verdict(reports.get(index), answers[index], quick, labels)
         results.append(Result(name, part, passed, message, points))
     return results
+
+
+def _watch(worker: subprocess.Popen, channel: _Channel, parts: list, first: int,
+           time_limit: float) -> tuple[list[dict], int, str]:
+    """Follow a worker until it exits or a part runs over its limit (then kill it).
+
+    Returns the channel's events, the part last started, and why it was stopped ("" if it was
+    not). A part's clock starts when the worker says it starts; loading minigrad and the
+    student's files before the first part has a limit of its own.
+    """
+    current, started, part_started = first, time.monotonic(), False
+    while True:
+        events = channel.read()
+        starts = [e["part"] for e in events if e.get("event") == "start"]
+        if starts and (starts[-1] != current or not part_started):
+            current, started, part_started = starts[-1], time.monotonic(), True
+        limit = TRAINING_TIME_LIMIT if parts[current][0] == "training run" else time_limit
+        if not part_started:
+            limit = max(limit, STARTUP_TIME_LIMIT)
+        if worker.poll() is not None:
+            return channel.read(), current, ""
+        if time.monotonic() - started > limit:
+            worker.kill()
+            worker.wait()
+            return channel.read(), current, (f"took longer than the time limit of {limit:g} s for this "
+                                             f"part (an endless loop, or a Python loop over every element?)")
+        time.sleep(0.05)
 
 
 class _Channel:

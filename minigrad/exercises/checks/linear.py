@@ -91,3 +91,7 @@ PARTS = [("grad_input", 3, check_grad_input), ("grad_weight", 3, check_grad_weig
 # edited
 
 # edited
+
+# edited
+
+# edited
