@@ -28,7 +28,7 @@ from minigrad.tensor import Tensor
 
 def sum_to_shape(grad: Any, shape: tuple) -> Any:
     """Undo broadcasting: sum the array ``grad`` down to ``shape`` (which broadcasts to ``grad.shape``)."""
-    # BEGIN SOLUTION: sum the extra leading axes, then (keepdims) the axes where shape is 1
+    # BEGIN SOLUTION: sum_to_shape: sum the extra leading axes, then (keepdims) the axes where shape is 1
     extra = grad.ndim - len(shape)
     if extra > 0:
         grad = grad.sum(axis=tuple(range(extra)))
@@ -51,7 +51,7 @@ class Mul(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         g = grad.array
-        # BEGIN SOLUTION: g times each derivative, then sum_to_shape to each input's shape
+        # BEGIN SOLUTION: grad_a, grad_b: g times each derivative, then sum_to_shape to each input's shape
         grad_a = sum_to_shape(g * b.array, a.shape)
         grad_b = sum_to_shape(g * a.array, b.shape)
         # END SOLUTION
@@ -70,7 +70,7 @@ class Div(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         g = grad.array
-        # BEGIN SOLUTION: g·(1/b) and g·(−a/b²), each summed back to its input's shape
+        # BEGIN SOLUTION: grad_a, grad_b: g·(1/b) and g·(−a/b²), each summed back to its input's shape
         grad_a = sum_to_shape(g / b.array, a.shape)
         grad_b = sum_to_shape(-g * a.array / (b.array * b.array), b.shape)
         # END SOLUTION

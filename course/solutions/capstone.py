@@ -43,7 +43,7 @@ class ConvNet(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         p = self.parts
-        # BEGIN SOLUTION: the statement's network, every step a p.* Function
+        # BEGIN SOLUTION: forward: the statement's network, every step a p.* Function
         x = p.max_pool2d(p.relu(p.conv2d(x, self.conv1.weight, self.conv1.bias, padding=2)), 2)
         x = p.max_pool2d(p.relu(p.conv2d(x, self.conv2.weight, self.conv2.bias, padding=1)), 2)
         x = x.reshape(x.shape[0], -1)
@@ -61,7 +61,7 @@ def train_one_epoch(model: ConvNet, optimizer: Any, batches: Iterable, parts: An
     model.train()
     total, count = 0.0, 0
     for images, labels in batches:
-        # BEGIN SOLUTION: zero grads, parts.cross_entropy on normalised images, backward, step
+        # BEGIN SOLUTION: one step: zero grads, parts.cross_entropy on normalised images, backward, step
         optimizer.zero_grad()
         loss = parts.cross_entropy(model(normalise(images)), labels)
         loss.backward()

@@ -54,11 +54,11 @@ class SGD(Optimizer):
                     g = p.grad
                     state = self.state[p]
                     if weight_decay != 0:
-                        # BEGIN SOLUTION: weight decay joins the gradient (a new tensor: p.grad stays)
+                        # BEGIN SOLUTION: weight decay: it joins the gradient as a new tensor (p.grad stays)
                         g = g.add(p, alpha=weight_decay)
                         # END SOLUTION
                     if momentum != 0:
-                        # BEGIN SOLUTION: the momentum buffer (first: a copy of g), Nesterov's look-ahead
+                        # BEGIN SOLUTION: momentum: the buffer (first a copy of g), Nesterov's look-ahead
                         buffer = state.get("momentum_buffer")
                         if buffer is None:
                             buffer = state["momentum_buffer"] = g.clone()
@@ -66,7 +66,7 @@ class SGD(Optimizer):
                             buffer.mul_(momentum).add_(g, alpha=1 - dampening)
                         g = g.add(buffer, alpha=momentum) if nesterov else buffer
                         # END SOLUTION
-                    # BEGIN SOLUTION: the step θ ← θ − lr·g, in place
+                    # BEGIN SOLUTION: the step: θ ← θ − lr·g, in place
                     p.add_(g, alpha=-lr)
                     # END SOLUTION
         return loss

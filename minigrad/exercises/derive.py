@@ -10,6 +10,7 @@ exercise, one step at a time, and notes in the student's folder how many were us
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
@@ -173,9 +174,39 @@ def derive_level(name: str, handout: str) -> str:
     _, code = split_statement(handout)
     statement = DERIVE[name].statement.rstrip("\n")
     # a blank's hint keeps its label (before the first colon), not the formula after it
-    code = re.sub(r"""raise NotImplementedError\((?P<quote>['"])(?P<label>[^:'"]*):.*(?P=quote)\)$""",
-                  lambda match: f"raise NotImplementedError({match.group('label')!r})", code, flags=re.M)
+    code = _without_formulas(code)
+    def blank(match: re.Match) -> str:
+        return f"raise NotImplementedError({_label(ast.literal_eval(match.group('hint')))!r})"
+
+    code = re.sub(r"""raise NotImplementedError\((?P<hint>(['"]).*\2)\)$""", blank, code, flags=re.M)
     return f'"""{statement}\n\nHints, one at a time: python -m minigrad.exercises hint {name}\n"""\n\n{code}'
+
+
+def _label(hint: str) -> str:
+    """A blank's hint at the derive level: its label (``grad_input``), never the formula after it."""
+    label = hint.split(":")[0].strip()
+    plain = ":" in hint and re.fullmatch(r"[\w ,().]+", label) and label.count("(") == label.count(")")
+    return label if plain else "write this part"
+
+
+def _without_formulas(code: str) -> str:
+    """``code`` with the docstring of every class and function that holds a blank cut to its
+    definition: ``y = x Wᵀ + b;  ∂L/∂x = grad·W, ...`` keeps ``y = x Wᵀ + b``, and one without a
+    ``;`` (a helper's recipe, as rot180's) says only where the task is stated."""
+    lines = code.splitlines(keepends=True)
+    for node in sorted(ast.walk(ast.parse(code)), key=lambda n: -getattr(n, "lineno", 0)):
+        if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or ast.get_docstring(node) is None:
+            continue
+        if not any(isinstance(n, ast.Raise) for n in ast.walk(node)):
+            continue
+        first = node.body[0]
+        text = ast.get_docstring(node, clean=True) or ""
+        head = text.splitlines()[0]
+        short = head.split(";")[0].strip() if ";" in head else "What it computes: see the statement above."
+        opening = lines[first.lineno - 1]
+        indent = opening[:len(opening) - len(opening.lstrip())]
+        lines[first.lineno - 1:first.end_lineno] = [f'{indent}"""{short}"""\n']
+    return "".join(lines)
 
 
 def next_hint(name: str, folder: Path) -> str:

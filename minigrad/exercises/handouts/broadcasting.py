@@ -28,7 +28,7 @@ from minigrad.tensor import Tensor
 
 def sum_to_shape(grad: Any, shape: tuple) -> Any:
     """Undo broadcasting: sum the array ``grad`` down to ``shape`` (which broadcasts to ``grad.shape``)."""
-    raise NotImplementedError('sum the extra leading axes, then (keepdims) the axes where shape is 1')
+    raise NotImplementedError('sum_to_shape: sum the extra leading axes, then (keepdims) the axes where shape is 1')
 
 
 class Mul(Function):
@@ -43,7 +43,7 @@ class Mul(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         g = grad.array
-        raise NotImplementedError("g times each derivative, then sum_to_shape to each input's shape")
+        raise NotImplementedError("grad_a, grad_b: g times each derivative, then sum_to_shape to each input's shape")
         return Tensor(grad_a), Tensor(grad_b)
 
 
@@ -59,5 +59,5 @@ class Div(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         g = grad.array
-        raise NotImplementedError("g·(1/b) and g·(−a/b²), each summed back to its input's shape")
+        raise NotImplementedError("grad_a, grad_b: g·(1/b) and g·(−a/b²), each summed back to its input's shape")
         return Tensor(grad_a), Tensor(grad_b)

@@ -43,7 +43,7 @@ class ConvNet(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         p = self.parts
-        raise NotImplementedError("the statement's network, every step a p.* Function")
+        raise NotImplementedError("forward: the statement's network, every step a p.* Function")
 
 
 def normalise(images: Tensor) -> Tensor:
@@ -55,7 +55,7 @@ def train_one_epoch(model: ConvNet, optimizer: Any, batches: Iterable, parts: An
     model.train()
     total, count = 0.0, 0
     for images, labels in batches:
-        raise NotImplementedError('zero grads, parts.cross_entropy on normalised images, backward, step')
+        raise NotImplementedError('one step: zero grads, parts.cross_entropy on normalised images, backward, step')
         total += loss.item()
         count += 1
     return total / max(count, 1)

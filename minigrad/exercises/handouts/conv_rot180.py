@@ -43,28 +43,28 @@ def correlate(x: Any, kernel: Any, stride: tuple, dilation: tuple) -> Any:
 
 def rot180(weight: Any) -> Any:
     """(O, C, kh, kw) → (C, O, kh, kw): in/out channels swapped, each kernel rotated by 180°."""
-    raise NotImplementedError('swap the first two axes, then reverse the last two')
+    raise NotImplementedError('rot180: swap the first two axes, then reverse the last two')
 
 
 def dilate_and_pad(delta: Any, stride: tuple, kernel_size: tuple, dilation: tuple, padded_size: tuple) -> Any:
     """δ (N, O, H_out, W_out) spread ``stride`` apart inside a frame of d·(k − 1) zeros."""
     xp = get_array_module(delta)
     n, c_out, h_out, w_out = delta.shape
-    raise NotImplementedError("zeros of the frame's size; δ every s pixels from (d·(kh−1), d·(kw−1))")
+    raise NotImplementedError("dilate_and_pad: zeros of the frame's size; δ every s pixels from (d·(kh−1), d·(kw−1))")
 
 
 def conv2d_grad_input(delta: Any, weight: Any, input_shape: tuple, stride: tuple, padding: tuple,
                       dilation: tuple) -> Any:
     """dx = crop(correlate(dilate_and_pad(δ), rot180(W), stride 1, dilation d))."""
     padded_size = (input_shape[2] + 2 * padding[0], input_shape[3] + 2 * padding[1])
-    raise NotImplementedError('correlate the padded δ with rot180(W), stride 1; crop the padding')
+    raise NotImplementedError('grad_input: correlate the padded δ with rot180(W), stride 1; crop the padding')
 
 
 def conv2d_grad_weight(x: Any, delta: Any, weight_shape: tuple, stride: tuple, padding: tuple,
                        dilation: tuple) -> Any:
     """dW = correlate(pad(x) as (C, N, H, W), δ as (O, N, H_out, W_out), stride d, dilation s)."""
     kh, kw = weight_shape[2:]
-    raise NotImplementedError('correlate pad(x) with δ (N, C swapped), stride d, dilation s; crop; swap')
+    raise NotImplementedError('grad_weight: correlate pad(x) with δ (N, C swapped), stride d, dilation s; crop; swap')
 
 
 class Conv2dRot180(Function):

@@ -34,7 +34,7 @@ class ReLU(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        raise NotImplementedError('the gradient passes where x > 0 (strictly) and is 0 elsewhere')
+        raise NotImplementedError('grad_x: the gradient passes where x > 0 (strictly) and is 0 elsewhere')
         return Tensor(grad_x)
 
 
@@ -58,7 +58,7 @@ class MaxPool2d(Function):
         xp = get_array_module(grad.array)
         g, argmax, k, s = grad.array, ctx.argmax, ctx.kernel_size, ctx.stride
         h_out, w_out = g.shape[2:]
-        raise NotImplementedError('for each (i, j) in a window: add g where argmax == i·k + j, strided')
+        raise NotImplementedError('grad_x: for each (i, j) of a window, add g where argmax == i·k + j, strided')
         return Tensor(grad_x), None, None
 
 

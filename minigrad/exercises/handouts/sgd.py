@@ -54,8 +54,8 @@ class SGD(Optimizer):
                     g = p.grad
                     state = self.state[p]
                     if weight_decay != 0:
-                        raise NotImplementedError('weight decay joins the gradient (a new tensor: p.grad stays)')
+                        raise NotImplementedError('weight decay: it joins the gradient as a new tensor (p.grad stays)')
                     if momentum != 0:
-                        raise NotImplementedError("the momentum buffer (first: a copy of g), Nesterov's look-ahead")
-                    raise NotImplementedError('the step θ ← θ − lr·g, in place')
+                        raise NotImplementedError("momentum: the buffer (first a copy of g), Nesterov's look-ahead")
+                    raise NotImplementedError('the step: θ ← θ − lr·g, in place')
         return loss

@@ -44,7 +44,7 @@ class Softmax(Function):
     def backward(ctx, grad: Tensor) -> Tensor:
         (p,) = ctx.saved_tensors
         g, p = grad.array, p.array
-        raise NotImplementedError('∂L/∂z = p ⊙ (g − Σ_c g_c p_c), the sum per row (keepdims)')
+        raise NotImplementedError('grad_z: ∂L/∂z = p ⊙ (g − Σ_c g_c p_c), the sum per row (keepdims)')
         return Tensor(grad_z)
 
 
@@ -64,7 +64,7 @@ class NLLLoss(Function):
         (target,) = ctx.saved_tensors
         xp = get_array_module(grad.array)
         n = ctx.shape[0]
-        raise NotImplementedError("zeros of logp's shape with −grad/N at each row's target column")
+        raise NotImplementedError("grad_logp: zeros of logp's shape with −grad/N at each row's target column")
         return Tensor(grad_logp), None
 
 
@@ -85,7 +85,7 @@ class CrossEntropy(Function):
         z, target = ctx.saved_tensors
         xp = get_array_module(grad.array)
         n = z.shape[0]
-        raise NotImplementedError('(softmax(z) − onehot(t)) · grad / N: one subtraction at [row, target]')
+        raise NotImplementedError('grad_z: (softmax(z) − onehot(t)) · grad / N, one subtraction at [row, target]')
         return Tensor(grad_z), None
 
 
