@@ -158,8 +158,13 @@ with open(spec.origin, "a", encoding="utf-8") as f:
                                        encoding="utf-8")
     report = tmp_path / "results.json"
     environment = {**os.environ, "PYTHONPATH": str(package)}
+    # (run from tmp_path: `python -m` puts the working folder first on the path, which must not be
+    # the checkout)
     subprocess.run([sys.executable, "-m", "minigrad.exercises", "check", "linear", "--dir", str(student),
-                    "--json", str(report)], env=environment, capture_output=True, timeout=300, check=False)
+                    "--json", str(report)], env=environment, capture_output=True, timeout=300, check=False,
+                   cwd=tmp_path)
+    assert not (ROOT / "minigrad" / "exercises" / "checks" / "linear.py").read_text(
+        encoding="utf-8").endswith("# edited\n"), "the test edited the checkout's grader, not its copy's"
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["score"] == 0
     assert "changed the grader's own files" in data["tests"][0]["output"]

@@ -79,19 +79,3 @@ def check_gradcheck(ns: dict, quick: bool) -> None:
 
 PARTS = [("grad_input", 3, check_grad_input), ("grad_weight", 3, check_grad_weight),
          ("grad_bias", 2, check_grad_bias), ("gradcheck and no bias", 2, check_gradcheck)]
-
-# edited
-
-# edited
-
-# edited
-
-# edited
-
-# edited
-
-# edited
-
-# edited
-
-# edited
