@@ -61,8 +61,8 @@ def command_list(args: argparse.Namespace) -> int:
     for number, ex in enumerate(EXERCISES, start=1):
         blocks = ex.handout.read_text(encoding="utf-8").count("raise NotImplementedError(")
         blanks = f"{blocks} blank" + ("s" if blocks != 1 else "")
-        print(f"{number}. {ex.name:13s} {ex.title} (~{ex.minutes} min, {blanks})\n"
-              f"   {'':13s} {ex.teaches}")
+        print(f"{number:2d}. {ex.name:13s} {ex.title} (~{ex.minutes} min, {blanks})\n"
+              f"    {'':13s} {ex.teaches}")
     return 0
 
 

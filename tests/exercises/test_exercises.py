@@ -35,7 +35,7 @@ def test_list_names_them_all(capsys: pytest.CaptureFixture) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for number, name in enumerate(NAMES, start=1):
-        assert f"{number}. {name}" in out
+        assert f"{number:2d}. {name}" in out
 
 
 @pytest.mark.parametrize("name", WITHOUT_CAPSTONE)
