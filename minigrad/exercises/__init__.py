@@ -1,34 +1,41 @@
-"""A backprop course kit: nine exercises with blanks, their reference solutions, and a grader.
+"""A backprop course kit: twelve exercises with blanks, a grader, and (in the repository only) the answers.
 
-    python -m minigrad.exercises list                       # the nine exercises
+    python -m minigrad.exercises list                       # the exercises
     python -m minigrad.exercises make DIR                   # a student copy (.py and .ipynb, blanks)
     python -m minigrad.exercises check --dir DIR            # grade it (--json FILE: Gradescope)
-    python -m minigrad.exercises check --solutions          # the reference solutions pass
+    python -m minigrad.exercises check --solutions          # from a checkout: the reference solutions pass
 
 In a notebook: ``minigrad.exercises.check("linear", globals())`` grades the names the
 notebook defines (or pass one Function or function: ``check("conv_im2col", Conv2dIm2col)``).
 
-Each exercise is a module of ``minigrad.exercises.solutions`` (the statement is its
-docstring, the solution blocks are marked) and a module of ``minigrad.exercises.checks``
-(its graded parts). ``docs/teaching-with-minigrad.md`` explains how to run a unit.
+Each exercise is a reference solution in the repository's ``course/solutions/`` (the
+statement is its docstring, the solution blocks are marked; it is not installed, so
+students never get it), its handout ``minigrad/exercises/handouts/NAME.py`` (the same
+file with the blocks blanked, made by ``course/refresh.py``) and a module of
+``minigrad.exercises.checks`` (its graded parts). ``docs/teaching-with-minigrad.md``
+explains how to run a unit.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from minigrad.exercises._grading import Result, Wrong, describe_error, print_report, run_part
+from minigrad.exercises._grading import STUDENT_FILES, Result, Wrong, describe_error, print_report, run_part
 from minigrad.exercises._student import notebook_code
 
-__all__ = ["EXERCISES", "Exercise", "check", "grade", "load_student", "names"]
+__all__ = ["EXERCISES", "Exercise", "check", "grade", "load_student", "names", "reference_solution"]
 
 POINTS_PER_EXERCISE = 10.0
+HANDOUTS = Path(__file__).resolve().parent / "handouts"
+# Where a checkout of the repository keeps the reference solutions (never installed).
+CHECKOUT_SOLUTIONS = Path(__file__).resolve().parents[2] / "course" / "solutions"
 
 
 @dataclass(frozen=True)
@@ -41,13 +48,20 @@ class Exercise:
     teaches: str
 
     @property
-    def solution(self) -> ModuleType:
-        return importlib.import_module(f"minigrad.exercises.solutions.{self.name}")
+    def handout(self) -> Path:
+        """The student's file as installed: the reference solution with its blocks blanked."""
+        return HANDOUTS / f"{self.name}.py"
 
     @property
     def parts(self) -> list:
         """``[(part name, points, check(namespace, quick))]`` from the exercise's checks module."""
         return importlib.import_module(f"minigrad.exercises.checks.{self.name}").PARTS
+
+    @property
+    def builtins(self) -> tuple[str, ...]:
+        """minigrad's own versions of what the student writes: a solution may not call them."""
+        checks = importlib.import_module(f"minigrad.exercises.checks.{self.name}")
+        return tuple(getattr(checks, "BUILTINS", ()))
 
 
 EXERCISES = [
@@ -68,7 +82,13 @@ EXERCISES = [
     Exercise("sgd", "SGD with momentum, Nesterov and weight decay", 30,
              "PyTorch's update rule exactly, including the first step's momentum buffer"),
     Exercise("capstone", "Capstone: your own CNN trains MNIST", 60,
-             "your Functions and optimiser assembled into a CNN that reaches 98% in one epoch"),
+             "your Functions and optimiser assembled into a CNN: 98% on MNIST in half an epoch"),
+    Exercise("im2col", "im2col and col2im", 40,
+             "every window as one column (a strided slice per kernel tap) and back: col2im adds up"),
+    Exercise("conv_loops", "A convolution as loops, forward and backward", 45,
+             "CS231n's naive conv: each output's window, each gradient as the sum it is, before vectorising"),
+    Exercise("engine", "The backward engine", 45,
+             "loss.backward() itself: a topological order, gradients summed where a tensor is reused"),
 ]
 
 
@@ -81,6 +101,29 @@ def exercise(name: str) -> Exercise:
         if candidate.name == name:
             return candidate
     raise ValueError(f"no exercise named {name!r}; the exercises are: {', '.join(names())}")
+
+
+def solutions_folder(folder: str | Path | None = None) -> Path:
+    """The folder of reference solutions: ``folder``, else the checkout's ``course/solutions``."""
+    path = Path(folder) if folder is not None else CHECKOUT_SOLUTIONS
+    if not (path / "linear.py").is_file():
+        raise FileNotFoundError(f"no reference solutions in {path}: they are not installed with minigrad "
+                                f"(students get no answer key); use a checkout of minigrad's repository "
+                                f"(course/solutions) or name the folder")
+    return path
+
+
+def reference_solution(name: str, folder: str | Path | None = None) -> ModuleType:
+    """Exercise ``name``'s reference solution as a module (instructors and the test suite only)."""
+    path = solutions_folder(folder) / f"{exercise(name).name}.py"
+    module_name = f"minigrad_course_solutions.{name}_{abs(hash(str(path)))}"
+    if module_name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module   # dataclasses look their module up here
+        spec.loader.exec_module(module)
+    return sys.modules[module_name]
 
 
 def load_student(path: str | Path) -> dict:
@@ -97,6 +140,7 @@ def load_student(path: str | Path) -> dict:
     else:
         source = path.read_text(encoding="utf-8")
     sys.modules[module_name] = module   # dataclasses and pickling look their module up here
+    STUDENT_FILES.add(str(path))
     try:
         exec(compile(source, str(path), "exec"), vars(module))   # running the student's code is the point
     except BaseException:
@@ -107,22 +151,45 @@ def load_student(path: str | Path) -> dict:
 
 def grade(name: str, namespace: dict, *, quick: bool = False, load_error: BaseException | None = None,
           context: dict | None = None) -> list[Result]:
-    """Every part of exercise ``name`` run on ``namespace``; one :class:`Result` per part.
+    """Every part of exercise ``name`` run on ``namespace`` in this process; one :class:`Result` per part.
 
-    ``context`` is what the capstone needs from the other exercises (see ``checks/capstone.py``).
+    For a notebook's ``check`` and for tests; the command line grades in a separate process
+    (``_worker.py``). ``context`` is what the capstone needs from the other exercises (see
+    ``checks/capstone.py``).
     """
-    ex = exercise(name)
-    results = []
-    for part, points, check_part in ex.parts:
-        if load_error is not None:
-            results.append(Result(name, part, False, f"your file could not be imported: "
-                                  f"{describe_error(load_error)}", points))
+    return [grade_one_part(name, index, namespace, quick=quick, load_error=load_error, context=context)
+            for index in range(len(exercise(name).parts))]
+
+
+def grade_one_part(name: str, index: int, namespace: dict, *, quick: bool = False,
+                   load_error: BaseException | None = None, context: dict | None = None) -> Result:
+    """Part ``index`` of exercise ``name`` run on ``namespace``."""
+    part, points, check_part = exercise(name).parts[index]
+    if load_error is not None:
+        return Result(name, part, False, f"your file could not be imported: {describe_error(load_error)}",
+                      points)
+    ns = dict(namespace)
+    if context:
+        ns.setdefault("__context__", context)
+    return run_part(name, part, functools.partial(check_part, ns, quick), points)
+
+
+def load_folder(folder: Path, suffix: str = ".py", only: list[str] | None = None,
+                ) -> tuple[dict[str, dict], dict[str, BaseException]]:
+    """The exercises' files in ``folder`` loaded (all, or ``only`` these): (names each defines, the
+    error of each that failed)."""
+    context: dict[str, dict[str, Any]] = {}
+    errors: dict[str, BaseException] = {}
+    for name in only or names():
+        path = Path(folder) / f"{name}{suffix}"
+        if not path.exists():
+            errors[name] = FileNotFoundError(f"there is no {path}")
             continue
-        ns = dict(namespace)
-        if context:
-            ns.setdefault("__context__", context)
-        results.append(run_part(name, part, functools.partial(check_part, ns, quick), points))
-    return results
+        try:
+            context[name] = load_student(path)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 (a broken file is a failed exercise)
+            errors[name] = error
+    return context, errors
 
 
 def check(name: str, solution: Any, *, quick: bool = False, context: dict | None = None,

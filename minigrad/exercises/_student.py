@@ -76,9 +76,9 @@ def student_file(name: str, source: str) -> str:
             + blank_solutions(source, f"{name}.py"))
 
 
-def notebook(number: int, name: str, title: str, source: str) -> dict:
+def notebook(number: int, name: str, title: str, source: str, blank: bool = True) -> dict:
     """The exercise as a notebook: the statement, the code to complete, a blank cell, and the check."""
-    statement, code = split_statement(blank_solutions(source, f"{name}.py"))
+    statement, code = split_statement(blank_solutions(source, f"{name}.py") if blank else source)
     code = "".join(line for line in code.splitlines(keepends=True)
                    if line.strip() != "from __future__ import annotations").lstrip("\n")
     heading, _, body = statement.partition("\n")
@@ -122,11 +122,17 @@ def write_text(path: Path, text: str) -> None:
         raise
 
 
-def make_copy(directory: str | os.PathLike, exercises: list, *, force: bool = False) -> list[Path]:
+def make_copy(directory: str | os.PathLike, exercises: list, *, force: bool = False, derive: bool = False,
+              solutions: Path | None = None) -> list[Path]:
     """Write the student copy of ``exercises`` into ``directory``; returns the files written.
 
-    Existing files are never overwritten without ``force``: they may hold a student's work.
+    The guided level by default; ``derive`` gives the derive level's statements and blanks
+    (:mod:`minigrad.exercises.derive`); ``solutions`` (a folder of reference solutions, from a
+    checkout) writes the solutions themselves, for instructors. Existing files are never
+    overwritten without ``force``: they may hold a student's work.
     """
+    from minigrad.exercises.derive import derive_level  # noqa: PLC0415 (derive imports this module)
+
     directory = Path(directory)
     targets = [(ex, directory / f"{ex.name}.py", directory / f"{ex.name}.ipynb") for ex in exercises]
     existing = [str(path) for _, py, ipynb in targets for path in (py, ipynb) if path.exists()]
@@ -136,9 +142,56 @@ def make_copy(directory: str | os.PathLike, exercises: list, *, force: bool = Fa
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for number, (ex, py, ipynb) in enumerate(targets, start=1):
-        source = Path(ex.solution.__file__).read_text(encoding="utf-8")
-        write_text(py, student_file(ex.name, source))
-        cells = notebook(number, ex.name, ex.title, source)
+        if solutions is not None:
+            source = (solutions / f"{ex.name}.py").read_text(encoding="utf-8")
+        else:
+            source = ex.handout.read_text(encoding="utf-8")
+            if derive:
+                source = derive_level(ex.name, source)
+        write_text(py, student_file(ex.name, source) if solutions is None else source)
+        cells = notebook(number, ex.name, ex.title, source, blank=solutions is None)
         write_text(ipynb, json.dumps(cells, indent=1, ensure_ascii=False) + "\n")
         written += [py, ipynb]
+    return written
+
+
+def handout(source: str, filename: str) -> str:
+    """The installed handout of a reference solution: its blocks blanked (``course/refresh.py``)."""
+    return blank_solutions(source, filename)
+
+
+# Gradescope's layout is /autograder/{source,submission,results}; AUTOGRADER and PYTHON let the
+# same scripts run elsewhere (the test suite runs them in a fresh virtual environment).
+GRADESCOPE_SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder's image: minigrad from its wheel.
+set -euo pipefail
+AUTOGRADER="${AUTOGRADER:-/autograder}"
+"${PYTHON:-python3}" -m pip install --no-cache-dir "$AUTOGRADER"/source/minigrad_edu-*.whl
+"""
+
+GRADESCOPE_RUN = """#!/usr/bin/env bash
+# Gradescope runs this for every submission: the student's files are in $AUTOGRADER/submission.
+set -uo pipefail
+AUTOGRADER="${{AUTOGRADER:-/autograder}}"
+export MINIGRAD_DATA="${{MINIGRAD_DATA:-$AUTOGRADER/source/mnist}}"
+mkdir -p "$AUTOGRADER/results"
+"${{PYTHON:-python3}}" -m minigrad.exercises check {names}--dir "$AUTOGRADER/submission" \\
+    --json "$AUTOGRADER/results/results.json" {options}
+# the score is in results.json: a failed check is not a failed autograder
+exit 0
+"""
+
+
+def write_gradescope(directory: Path, names: list[str], *, quick: bool = False) -> list[Path]:
+    """Gradescope's ``setup.sh`` and ``run_autograder`` for ``names`` (all exercises if empty)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    chosen = "".join(f"{name} " for name in names)
+    files = {"setup.sh": GRADESCOPE_SETUP,
+             "run_autograder": GRADESCOPE_RUN.format(names=chosen, options="--quick" if quick else "")}
+    written = []
+    for name, text in files.items():
+        path = directory / name
+        write_text(path, text)
+        path.chmod(0o755)
+        written.append(path)
     return written

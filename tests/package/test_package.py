@@ -10,6 +10,7 @@ neither can give them, or where no virtual environment can be made, the test ski
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -72,11 +73,62 @@ def test_the_sdist_holds_the_whole_suite_docs_notebooks_and_examples(dist: Path)
               for folder in ("tests", "docs", "notebooks", "examples")
               for path in (ROOT / folder).rglob("*")
               if path.is_file() and "__pycache__" not in path.parts and ".ipynb_checkpoints" not in path.parts
-              and path.suffix not in (".pyc", ".tmp")}
+              and path.suffix not in (".pyc", ".tmp")
+              # the course kit's own tests read its reference solutions, which are never packaged
+              and not path.relative_to(ROOT).as_posix().startswith("tests/exercises/")}
     assert {"tests/conftest.py", "tests/core/helpers.py", "tests/_reference.py", "mkdocs.yml",
             "examples/custom_function.py", "minigrad/py.typed"} <= names
     assert any(name.startswith("tests/reference/records/") for name in names)
     assert wanted - names == set()
+
+
+def _solution_lines() -> list[str]:
+    """The distinctive lines of the course kit's reference solutions' blocks (what students write): not
+    the ones minigrad's own code has too (``for child, _ in node.next_functions:``), which give
+    nothing away."""
+    from minigrad.exercises._student import BEGIN, END
+
+    framework = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "minigrad").rglob("*.py")
+                          if "exercises" not in path.parts)
+    lines = []
+    for path in (ROOT / "course" / "solutions").glob("*.py"):
+        inside = False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if BEGIN.match(line):
+                inside = True
+            elif END.match(line):
+                inside = False
+            elif inside and len(line.strip()) >= 25 and line.strip() not in framework:
+                lines.append(line.strip())   # (shorter: idioms like optimizer.zero_grad())
+    return lines
+
+
+def test_no_answer_key_in_the_wheel_or_the_sdist(dist: Path) -> None:
+    """Students install the wheel (or the sdist): neither holds the course kit's solutions. Checked: the
+    kit's part of the package, and everything in the sdist besides minigrad's own code and the pages
+    that explain it (which compute and show the same maths as some exercises, necessarily)."""
+    lines = _solution_lines()
+    assert len(lines) > 20
+    (wheel,) = dist.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        texts = {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()
+                 if name.startswith("minigrad/exercises/")}
+    assert any(name.startswith("minigrad/exercises/handouts/") for name in texts)
+    assert any(name.startswith("minigrad/exercises/answers/") for name in texts)
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        for member in archive.getmembers():
+            name = member.name.split("/", 1)[1] if "/" in member.name else member.name
+            assert not name.startswith(("course/", "tests/exercises/")), name
+            framework = name.startswith(("minigrad/", "docs/")) and not name.startswith(
+                ("minigrad/exercises/", "docs/teaching-with-minigrad.md"))
+            if member.isfile() and not framework:  # noqa: E501
+                handle = archive.extractfile(member)
+                assert handle is not None
+                texts[f"sdist:{name}"] = handle.read().decode("utf-8", "replace")
+    for name, text in texts.items():
+        for line in lines:
+            assert line not in text, f"{name} holds solution text: {line!r}"
 
 
 def test_the_wheel_alone_runs_the_readme_and_the_custom_function_example(dist: Path, tmp_path: Path) -> None:
@@ -191,3 +243,64 @@ def test_course_code_type_checks_with_real_types(tmp_path: Path) -> None:
     # apply returns what forward returns, untyped for a user's Function, as in PyTorch
     assert revealed == [tensor, tensor, tensor, tensor, "None", f"{tensor} | None", tensor, "Any"], \
         done.stdout + done.stderr
+
+
+@pytest.mark.skipif(os.name == "nt" or shutil.which("bash") is None,
+                    reason="Gradescope's scripts are bash scripts for its Linux image")
+def test_the_gradescope_autograder_writes_results_in_a_fresh_venv(dist: Path, tmp_path: Path) -> None:
+    """``python -m minigrad.exercises gradescope DIR`` writes ``setup.sh`` and ``run_autograder``; in a
+    fresh virtual environment with the wheel, they grade a blank, a wrong and the reference submission.
+
+    The environment sees the system's packages (``--system-site-packages``) so that NumPy and tqdm need
+    no network; the wheel itself is installed into it, and minigrad is imported from there.
+    """
+    (wheel,) = dist.glob("*.whl")
+    home = tmp_path / "venv"
+    try:
+        venv.create(home, with_pip=True, system_site_packages=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        pytest.skip(f"no virtual environment can be made here ({error})")
+    python = home / "bin" / "python"
+    autograder = tmp_path / "autograder"
+    source = autograder / "source"
+    environment = {**_environment(), "AUTOGRADER": str(autograder), "PYTHON": str(python)}
+
+    def run(command: list[str]) -> str:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=environment,
+                              cwd=tmp_path)
+        assert done.returncode == 0, f"{command} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+    run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)])
+    run([str(python), "-m", "minigrad.exercises", "gradescope", str(source), "linear", "sgd"])
+    shutil.copy(wheel, source)
+    run(["bash", str(source / "setup.sh")])
+    where = run([str(python), "-c", "import minigrad; print(minigrad.__file__)"]).strip()
+    assert Path(where).is_relative_to(home), f"minigrad imported from {where}, not the wheel"
+
+    solutions = ROOT / "course" / "solutions"
+    # grad_bias twice too large (spelled so that this file holds no line of the solution)
+    wrong = (solutions / "linear.py").read_text(encoding="utf-8").replace("(axis=0))", "(axis=0) * 2)")
+    assert wrong.count("(axis=0) * 2)") == 1
+    scores = {}
+    for kind in ("blank", "wrong", "reference"):
+        submission = autograder / "submission"
+        shutil.rmtree(submission, ignore_errors=True)
+        shutil.rmtree(autograder / "results", ignore_errors=True)
+        if kind == "blank":
+            run([str(python), "-m", "minigrad.exercises", "make", str(submission), "linear", "sgd"])
+        else:
+            submission.mkdir()
+            shutil.copy(solutions / "sgd.py", submission)
+            (submission / "linear.py").write_text(wrong if kind == "wrong" else
+                                                  (solutions / "linear.py").read_text(encoding="utf-8"),
+                                                  encoding="utf-8")
+        run(["bash", str(source / "run_autograder")])
+        results = json.loads((autograder / "results" / "results.json").read_text(encoding="utf-8"))
+        assert isinstance(results["score"], (int, float)) and len(results["tests"]) == 8
+        for test in results["tests"]:
+            assert {"name", "score", "max_score", "output", "status"} <= set(test)
+            assert 0 <= test["score"] <= test["max_score"]
+        scores[kind] = results["score"]
+    # the wrong grad_bias costs its own part and the gradcheck: 20 - 2 - 2
+    assert scores == {"blank": 0, "wrong": 16, "reference": 20}, scores

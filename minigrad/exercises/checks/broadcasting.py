@@ -12,6 +12,7 @@ from minigrad.exercises._grading import (
     expect_close,
     expect_gradcheck,
     leaf,
+    running,
     shapes_text,
 )
 from minigrad.exercises.checks._common import need
@@ -32,7 +33,8 @@ def check_sum_to_shape(ns: dict, quick: bool) -> None:
         grad = rng.normal(size=big)
         # minigrad's own: the gradient of a tensor of shape `small` expanded to `big`
         _, (expected,) = autograd_grads(lambda x, shape=big: x.expand(*shape), [rng.normal(size=small)], grad)
-        result = sum_to_shape(grad, small)
+        with running(f"grad {big} summed to {small}"):
+            result = sum_to_shape(grad, small)
         expect_close("sum_to_shape(grad, shape)", Tensor(numpy.asarray(result)), expected,
                      f"grad of shape {big} and shape {small}", of="the `shape` argument")
 
@@ -45,7 +47,7 @@ def _check_binary(ns: dict, name: str, reference: Any, positive_b: bool) -> None
         b = rng.uniform(0.5, 2, size=shape_b) * (1 if positive_b else rng.choice([-1, 1], size=shape_b))
         grad = rng.normal(size=numpy.broadcast_shapes(shape_a, shape_b))
         config = shapes_text(a=shape_a, b=shape_b)
-        out, grads = call_backward(function, (leaf(a), leaf(b)), grad)
+        out, grads = call_backward(function, (leaf(a), leaf(b)), grad, config)
         expected_out, expected = autograd_grads(reference, [a, b], grad)
         expect_close(f"{name}'s output", out, expected_out, config)
         expect_close(f"grad_a (∂L/∂a of {name})", grads[0], expected[0], config, of=f"a {shape_a}")

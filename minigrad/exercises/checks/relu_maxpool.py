@@ -6,18 +6,18 @@ import numpy
 
 import minigrad.nn.functional as F
 from minigrad.exercises._grading import (
-    Wrong,
     autograd_grads,
     call_backward,
     expect_close,
     expect_gradcheck,
-    host,
     leaf,
     shapes_text,
 )
 from minigrad.exercises.checks._common import need
 
 NAMES = ("ReLU", "MaxPool2d")
+# what minigrad has built in and the student writes here: a solution may not call it
+BUILTINS = ("F.relu", "F.max_pool2d", "functional.relu", "functional.max_pool2d")
 
 # (input shape, kernel, stride): the usual 2x2/2, odd sizes that drop a border, overlapping windows, batch 1
 POOL_CONFIGS = [((2, 3, 4, 4), 2, 2), ((1, 1, 5, 7), 2, 2), ((2, 2, 5, 5), 3, 1), ((1, 2, 7, 6), 3, 2),
@@ -32,12 +32,10 @@ def check_relu(ns: dict, quick: bool) -> None:
         x.reshape(-1)[::3] = 0.0   # exact zeros: PyTorch's gradient there is 0
         grad = rng.normal(size=shape)
         config = shapes_text(x=shape) + " with some x exactly 0"
-        out, grads = call_backward(function, (leaf(x),), grad)
+        out, grads = call_backward(function, (leaf(x),), grad, config)
         expected_out, expected = autograd_grads(F.relu, [x], grad)
         expect_close("relu's output", out, expected_out, config)
-        if not (host(grads[0])[x == 0] == 0).all() and (host(grads[0])[x > 0] == grad[x > 0]).all():
-            raise Wrong(f"ReLU's grad_x is not 0 where x == 0 ({config}): use x > 0, not x >= 0")
-        expect_close("ReLU's grad_x (∂L/∂x)", grads[0], expected[0], config, of=f"x {shape}")
+        expect_close("ReLU's grad_x (∂L/∂x)", grads[0], expected[0], config, of=f"x {shape}", kinks=x == 0)
 
 
 def _check_pool(ns: dict, configs: list, integers: bool, seed: int) -> None:
@@ -49,7 +47,7 @@ def _check_pool(ns: dict, configs: list, integers: bool, seed: int) -> None:
         h_out, w_out = (shape[2] - k) // s + 1, (shape[3] - k) // s + 1
         grad = rng.normal(size=shape[:2] + (h_out, w_out))
         config = shapes_text(x=shape) + f", kernel {k}, stride {s}" + (", many ties" if integers else "")
-        out, grads = call_backward(function, (leaf(x), k, s), grad)
+        out, grads = call_backward(function, (leaf(x), k, s), grad, config)
         expected_out, expected = autograd_grads(lambda t, k=k, s=s: F.max_pool2d(t, k, s), [x], grad)
         expect_close("max-pool's output", out, expected_out, config)
         expect_close("MaxPool2d's grad_x (∂L/∂x)", grads[0], expected[0], config, of=f"x {shape}")

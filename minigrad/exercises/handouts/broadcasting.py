@@ -28,15 +28,7 @@ from minigrad.tensor import Tensor
 
 def sum_to_shape(grad: Any, shape: tuple) -> Any:
     """Undo broadcasting: sum the array ``grad`` down to ``shape`` (which broadcasts to ``grad.shape``)."""
-    # BEGIN SOLUTION: sum the extra leading axes, then (keepdims) the axes where shape is 1
-    extra = grad.ndim - len(shape)
-    if extra > 0:
-        grad = grad.sum(axis=tuple(range(extra)))
-    stretched = tuple(axis for axis, size in enumerate(shape) if size == 1 and grad.shape[axis] != 1)
-    if stretched:
-        grad = grad.sum(axis=stretched, keepdims=True)
-    return grad
-    # END SOLUTION
+    raise NotImplementedError('sum_to_shape: sum the extra leading axes, then (keepdims) the axes where shape is 1')
 
 
 class Mul(Function):
@@ -51,10 +43,7 @@ class Mul(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         g = grad.array
-        # BEGIN SOLUTION: g times each derivative, then sum_to_shape to each input's shape
-        grad_a = sum_to_shape(g * b.array, a.shape)
-        grad_b = sum_to_shape(g * a.array, b.shape)
-        # END SOLUTION
+        raise NotImplementedError("grad_a, grad_b: g times each derivative, then sum_to_shape to each input's shape")
         return Tensor(grad_a), Tensor(grad_b)
 
 
@@ -70,8 +59,5 @@ class Div(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         a, b = ctx.saved_tensors
         g = grad.array
-        # BEGIN SOLUTION: g·(1/b) and g·(−a/b²), each summed back to its input's shape
-        grad_a = sum_to_shape(g / b.array, a.shape)
-        grad_b = sum_to_shape(-g * a.array / (b.array * b.array), b.shape)
-        # END SOLUTION
+        raise NotImplementedError("grad_a, grad_b: g·(1/b) and g·(−a/b²), each summed back to its input's shape")
         return Tensor(grad_a), Tensor(grad_b)

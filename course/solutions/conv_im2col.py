@@ -62,19 +62,21 @@ class Conv2dIm2col(Function):
         g = grad.array                                                    # (N, O, H_out, W_out)
         delta = g.transpose(1, 2, 3, 0).reshape(groups, c_out // groups, -1)   # (G, O', L): Y's layout
         weight_g = weight.array.reshape(groups, c_out // groups, -1)       # (G, O', C'·kh·kw)
-        # BEGIN SOLUTION: grad_weight: δ times colsᵀ, group by group, reshaped to the weight's shape
-        grad_weight = (delta @ cols_g.transpose(0, 2, 1)).reshape(weight.shape)
-        # END SOLUTION
-        # BEGIN SOLUTION: grad_x: Wᵀ·δ per group is dcols (C·kh·kw, L); col2im it
-        dcols = (weight_g.transpose(0, 2, 1) @ delta).reshape(groups * c_per_group * kh * kw, -1)
-        grad_x = col2im(dcols, x.shape, (kh, kw), stride, padding, dilation)
-        # END SOLUTION
-        grad_bias = None
+        grad_x = grad_weight = grad_bias = None
+        if ctx.needs_input_grad[1]:
+            # BEGIN SOLUTION: grad_weight: δ times colsᵀ, group by group, reshaped to the weight's shape
+            grad_weight = Tensor((delta @ cols_g.transpose(0, 2, 1)).reshape(weight.shape))
+            # END SOLUTION
+        if ctx.needs_input_grad[0]:
+            # BEGIN SOLUTION: grad_x: Wᵀ·δ per group is dcols (C·kh·kw, L); col2im it
+            dcols = (weight_g.transpose(0, 2, 1) @ delta).reshape(groups * c_per_group * kh * kw, -1)
+            grad_x = Tensor(col2im(dcols, x.shape, (kh, kw), stride, padding, dilation))
+            # END SOLUTION
         if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
             # BEGIN SOLUTION: grad_bias, shape (O,): every output position of every image used b
             grad_bias = Tensor(g.sum(axis=(0, 2, 3)))
             # END SOLUTION
-        return Tensor(grad_x), Tensor(grad_weight), grad_bias, None, None, None, None
+        return grad_x, grad_weight, grad_bias, None, None, None, None
 
 
 def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,

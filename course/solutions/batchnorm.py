@@ -65,12 +65,15 @@ class BatchNormFunction(Function):
         (gamma,) = ctx.saved_tensors
         g, x_hat, inv_std, axes = grad.array, ctx.x_hat, ctx.inv_std, ctx.axes
         m = g.size // g.shape[1]                      # M: the values per channel
-        # BEGIN SOLUTION: grad_beta, grad_gamma (C,): sums of g and g·x̂ over axes
-        grad_beta = g.sum(axis=axes)
-        grad_gamma = (g * x_hat).sum(axis=axes)
-        # END SOLUTION
-        # BEGIN SOLUTION: grad_x: the one-line formula; sums with keepdims, γ in ctx.shape
-        grad_x = gamma.array.reshape(ctx.shape) * inv_std / m * (
-            m * g - g.sum(axis=axes, keepdims=True) - x_hat * (g * x_hat).sum(axis=axes, keepdims=True))
-        # END SOLUTION
-        return Tensor(grad_x), Tensor(grad_gamma), Tensor(grad_beta), None
+        grad_x = grad_gamma = grad_beta = None
+        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            # BEGIN SOLUTION: grad_beta, grad_gamma (C,): sums of g and g·x̂ over axes
+            grad_beta = Tensor(g.sum(axis=axes))
+            grad_gamma = Tensor((g * x_hat).sum(axis=axes))
+            # END SOLUTION
+        if ctx.needs_input_grad[0]:
+            # BEGIN SOLUTION: grad_x: the one-line formula; sums with keepdims, γ in ctx.shape
+            grad_x = Tensor(gamma.array.reshape(ctx.shape) * inv_std / m * (
+                m * g - g.sum(axis=axes, keepdims=True) - x_hat * (g * x_hat).sum(axis=axes, keepdims=True)))
+            # END SOLUTION
+        return grad_x, grad_gamma, grad_beta, None

@@ -44,7 +44,7 @@ class Softmax(Function):
     def backward(ctx, grad: Tensor) -> Tensor:
         (p,) = ctx.saved_tensors
         g, p = grad.array, p.array
-        # BEGIN SOLUTION: ∂L/∂z = p ⊙ (g − Σ_c g_c p_c), the sum per row (keepdims)
+        # BEGIN SOLUTION: grad_z: ∂L/∂z = p ⊙ (g − Σ_c g_c p_c), the sum per row (keepdims)
         grad_z = p * (g - (g * p).sum(axis=1, keepdims=True))
         # END SOLUTION
         return Tensor(grad_z)
@@ -66,7 +66,7 @@ class NLLLoss(Function):
         (target,) = ctx.saved_tensors
         xp = get_array_module(grad.array)
         n = ctx.shape[0]
-        # BEGIN SOLUTION: zeros of logp's shape with −grad/N at each row's target column
+        # BEGIN SOLUTION: grad_logp: zeros of logp's shape with −grad/N at each row's target column
         grad_logp = xp.zeros(ctx.shape, dtype=grad.array.dtype)
         grad_logp[xp.arange(n), target.array] = -grad.array / n
         # END SOLUTION
@@ -90,7 +90,7 @@ class CrossEntropy(Function):
         z, target = ctx.saved_tensors
         xp = get_array_module(grad.array)
         n = z.shape[0]
-        # BEGIN SOLUTION: (softmax(z) − onehot(t)) · grad / N: one subtraction at [row, target]
+        # BEGIN SOLUTION: grad_z: (softmax(z) − onehot(t)) · grad / N, one subtraction at [row, target]
         grad_z = softmax_array(z.array)
         grad_z[xp.arange(n), target.array] -= 1
         grad_z *= grad.array / n

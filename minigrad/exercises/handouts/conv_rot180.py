@@ -43,44 +43,28 @@ def correlate(x: Any, kernel: Any, stride: tuple, dilation: tuple) -> Any:
 
 def rot180(weight: Any) -> Any:
     """(O, C, kh, kw) → (C, O, kh, kw): in/out channels swapped, each kernel rotated by 180°."""
-    # BEGIN SOLUTION: swap the first two axes, then reverse the last two
-    return weight.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]
-    # END SOLUTION
+    raise NotImplementedError('rot180: swap the first two axes, then reverse the last two')
 
 
 def dilate_and_pad(delta: Any, stride: tuple, kernel_size: tuple, dilation: tuple, padded_size: tuple) -> Any:
     """δ (N, O, H_out, W_out) spread ``stride`` apart inside a frame of d·(k − 1) zeros."""
     xp = get_array_module(delta)
     n, c_out, h_out, w_out = delta.shape
-    # BEGIN SOLUTION: zeros of the frame's size; δ every s pixels from (d·(kh−1), d·(kw−1))
-    top, left = dilation[0] * (kernel_size[0] - 1), dilation[1] * (kernel_size[1] - 1)
-    full = xp.zeros((n, c_out, padded_size[0] + top, padded_size[1] + left), dtype=delta.dtype)
-    rows = slice(top, top + stride[0] * (h_out - 1) + 1, stride[0])
-    cols = slice(left, left + stride[1] * (w_out - 1) + 1, stride[1])
-    full[:, :, rows, cols] = delta
-    return full
-    # END SOLUTION
+    raise NotImplementedError("dilate_and_pad: zeros of the frame's size; δ every s pixels from (d·(kh−1), d·(kw−1))")
 
 
 def conv2d_grad_input(delta: Any, weight: Any, input_shape: tuple, stride: tuple, padding: tuple,
                       dilation: tuple) -> Any:
     """dx = crop(correlate(dilate_and_pad(δ), rot180(W), stride 1, dilation d))."""
     padded_size = (input_shape[2] + 2 * padding[0], input_shape[3] + 2 * padding[1])
-    # BEGIN SOLUTION: correlate the padded δ with rot180(W), stride 1; crop the padding
-    full = dilate_and_pad(delta, stride, weight.shape[2:], dilation, padded_size)
-    return crop2d(correlate(full, rot180(weight), (1, 1), dilation), padding)
-    # END SOLUTION
+    raise NotImplementedError('grad_input: correlate the padded δ with rot180(W), stride 1; crop the padding')
 
 
 def conv2d_grad_weight(x: Any, delta: Any, weight_shape: tuple, stride: tuple, padding: tuple,
                        dilation: tuple) -> Any:
     """dW = correlate(pad(x) as (C, N, H, W), δ as (O, N, H_out, W_out), stride d, dilation s)."""
     kh, kw = weight_shape[2:]
-    # BEGIN SOLUTION: correlate pad(x) with δ (N, C swapped), stride d, dilation s; crop; swap
-    x_as_batch = pad2d(x, padding).transpose(1, 0, 2, 3)         # (C, N, H_pad, W_pad)
-    swapped = correlate(x_as_batch, delta.transpose(1, 0, 2, 3), dilation, stride)   # (C, O, ≥kh, ≥kw)
-    return swapped[:, :, :kh, :kw].transpose(1, 0, 2, 3)
-    # END SOLUTION
+    raise NotImplementedError('grad_weight: correlate pad(x) with δ (N, C swapped), stride d, dilation s; crop; swap')
 
 
 class Conv2dRot180(Function):

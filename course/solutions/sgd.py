@@ -53,16 +53,20 @@ class SGD(Optimizer):
                         continue
                     g = p.grad
                     state = self.state[p]
-                    # BEGIN SOLUTION: weight decay, momentum buffer (first: a copy), θ ← θ − lr·g
                     if weight_decay != 0:
+                        # BEGIN SOLUTION: weight decay: it joins the gradient as a new tensor (p.grad stays)
                         g = g.add(p, alpha=weight_decay)
+                        # END SOLUTION
                     if momentum != 0:
+                        # BEGIN SOLUTION: momentum: the buffer (first a copy of g), Nesterov's look-ahead
                         buffer = state.get("momentum_buffer")
                         if buffer is None:
                             buffer = state["momentum_buffer"] = g.clone()
                         else:
                             buffer.mul_(momentum).add_(g, alpha=1 - dampening)
                         g = g.add(buffer, alpha=momentum) if nesterov else buffer
+                        # END SOLUTION
+                    # BEGIN SOLUTION: the step: θ ← θ − lr·g, in place
                     p.add_(g, alpha=-lr)
                     # END SOLUTION
         return loss
