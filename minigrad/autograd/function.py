@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
 import traceback
 from typing import Any
 
@@ -29,8 +30,14 @@ _sequence = itertools.count()  # creation order of nodes; backward runs newest f
 _LEAF_PRIORITY = float("inf")
 
 
-class _Anomaly:
-    enabled = False  # set by ``detect_anomaly``
+class _AnomalyMode(threading.local):
+    """This thread's anomaly mode, set by ``detect_anomaly`` (per thread, as minigrad's SPEC settles;
+    PyTorch 2.13 keeps it for the whole process: docs/compatibility.md)."""
+
+    enabled = False
+
+
+_Anomaly = _AnomalyMode()
 
 
 class _Profiling:
