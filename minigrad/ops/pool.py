@@ -386,7 +386,12 @@ class MaxPool2dBackward(Function):
         kernel_size, stride, padding, dilation, _ = ctx.settings
         taps = max_pool2d_taps(x.array, *ctx.settings)
         indices = Tensor(max_pool2d_indices(taps, x.shape[-2:], kernel_size, stride, padding, dilation))
-        return _read_at(grad, indices), None, None, None, None, None, None, None
+        return _read_at(grad, indices), _flat_in_input(ctx, x), None, None, None, None, None, None
+
+
+def _flat_in_input(ctx: Any, x: Tensor) -> Tensor | None:
+    """d(dx)/dx of a max-pooling backward: exactly zero (not None, so that x's graph is used, as PyTorch's)."""
+    return Tensor(get_array_module(x).zeros_like(x.array)) if ctx.needs_input_grad[1] else None
 
 
 def _read_at(grad: Tensor, indices: Tensor) -> Tensor:
@@ -619,6 +624,7 @@ class AdaptiveMaxPool2dBackward(Function):
         input_shape = tuple(input.shape)
         xp = get_array_module(g)
         ctx.argmax = argmax
+        ctx.save_for_backward(input)
         plane = input_shape[-2] * input_shape[-1]
         planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
         offsets = (xp.arange(planes) * plane).reshape(g.shape[:-2] + (1, 1))
@@ -628,7 +634,8 @@ class AdaptiveMaxPool2dBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _read_at(grad, Tensor(ctx.argmax)), None, None
+        (x,) = ctx.saved_tensors
+        return _read_at(grad, Tensor(ctx.argmax)), _flat_in_input(ctx, x), None
 
 
 def _scan_winner(xp: Any, taps: Any) -> Any:
