@@ -17,6 +17,7 @@ from minigrad.ops._util import (
     array_of,
     as_operand,
     check_broadcast,
+    converted_scalar,
     first_tensor,
     ieee_results,
 )
@@ -34,6 +35,16 @@ def _promoted(ctx: Any, a: Any, b: Any, floating: bool = False) -> tuple:
         dtype = _dtypes.get_default_dtype()
     ctx.dtype = dtype
     return array_of(a, dtype), array_of(b, dtype)
+
+
+def _in_half_opmath(a: Any, b: Any, x: Any, y: Any) -> tuple:
+    """The operands of a float16 product or quotient as PyTorch's CPU takes them: in float32 (its
+    "opmath"), the other operand converted to float32 rather than float16, so that 0 · 2⁶³ is 0
+    and not 0 · inf; the result is rounded once to float16. Other dtypes: ``(x, y, None)``."""
+    result = x.dtype if hasattr(x, "dtype") else y.dtype
+    if result != _dtypes.float16.numpy:
+        return x, y, None
+    return array_of(a, _dtypes.float32), array_of(b, _dtypes.float32), result
 
 
 def _save_operands(ctx: Any, a: Any, b: Any, keep_a: bool = True, keep_b: bool = True,
@@ -163,9 +174,10 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = _promoted(ctx, a, b)
         _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1], keep_b=ctx.needs_input_grad[0])
-        return Tensor(x * y)
+        with ieee_results():  # a float16 product beyond its range is inf, silently, as in PyTorch
+            x, y, half = _in_half_opmath(a, b, *_promoted(ctx, a, b))
+            return Tensor(x * y if half is None else (x * y).astype(half))
 
     @staticmethod
     def backward(ctx, grad):
@@ -189,10 +201,10 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = _promoted(ctx, a, b, floating=True)
         _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1])
         with ieee_results():
-            return Tensor(x / y)
+            x, y, half = _in_half_opmath(a, b, *_promoted(ctx, a, b, floating=True))
+            return Tensor(x / y if half is None else (x / y).astype(half))
 
     @staticmethod
     def backward(ctx, grad):
@@ -243,6 +255,8 @@ class Pow(Function):
         x, y = _promoted(ctx, a, b)
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if isinstance(b, int) and x.dtype.kind in "iu":  # int8 ** 300 is refused, as PyTorch's
+            converted_scalar(b, _dtypes.from_numpy_dtype(x.dtype))
         try:
             with ieee_results():
                 out = Tensor(x ** y)
@@ -327,8 +341,11 @@ def _trunc_divide(a: Any, b: Any) -> Tensor:
     xp, dtype, x, y = _quotient_operands(a, b, "div_trunc_cpu")
     if dtype.is_floating_point:
         return Tensor(xp.trunc(x / y))
-    quotient = abs(x) // abs(y)  # exact on integers: trunc(a / b) = sign(a / b) · floor(|a| / |b|)
-    return Tensor(xp.where((x < 0) != (y < 0), -quotient, quotient))
+    # floor(a / b), one up where it was rounded down from a negative quotient (not |a| // |b|:
+    # |-128| is -128 in int8)
+    with ieee_results():  # the type's minimum // -1 wraps, as in PyTorch
+        quotient = x // y
+        return Tensor(quotient + (((x < 0) != (y < 0)) & (x % y != 0)).astype(quotient.dtype))
 
 
 class Remainder(Function):

@@ -19,6 +19,7 @@ from minigrad.ops._util import (
     apply_broadcasting,
     array_of,
     as_operand,
+    converted_scalar,
     first_tensor,
     grad_where,
     ieee_results,
@@ -328,16 +329,23 @@ class Clamp(Function):
     def forward(ctx, a, low, high):
         if low is None and high is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
+        if dtype is _dtypes.bool:
+            kernel = "clamp_scalar_cpu" if low is not None and high is not None else \
+                "clamp_min_scalar_cpu" if low is not None else "clamp_max_scalar_cpu"
+            raise not_implemented_for(kernel, a)
+        # the bounds as elements of the result's type: int8 refuses 300, uint8 takes -1 as 255
+        low, high = (None if v is None else converted_scalar(v, dtype) for v in (low, high))
         ctx.save_for_backward(a)
         ctx.low, ctx.high = low, high
-        dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
         out = array_of(a, dtype)
         xp = get_array_module(a)
-        # Selected as PyTorch's min(max(a, low), high): a itself unless beyond a bound, so -0.0 and nan stay.
+        # Selected as PyTorch's min(max(a, low), high): a itself unless beyond a bound, so -0.0 and nan
+        # stay; a nan bound gives nan.
         if low is not None:
-            out = xp.where(out < low, low, out)
+            out = xp.where((out < low) | (low != low), low, out)
         if high is not None:
-            out = xp.where(out > high, high, out)
+            out = xp.where((out > high) | (high != high), high, out)
         return Tensor(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
@@ -411,6 +419,8 @@ class Where(Function):
     def forward(ctx, condition, a, b):
         dtype = _dtypes.result_type(a, b)
         mask = ctx.condition = condition.array
+        # a number operand as an element of the result's type: int8 refuses 300, as PyTorch's
+        a, b = (v if isinstance(v, Tensor) else converted_scalar(v, dtype) for v in (a, b))
         x, y = array_of(a, dtype), array_of(b, dtype)
         # where(mask, x, 0) and where(mask, 0, y), as clamp's and where's gradients are: by bits, faster
         if _is_positive_zero(y) and isinstance(a, Tensor):
@@ -502,6 +512,10 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 
             out = where(out < min, min, out)
         if max is not None:
             out = where(out > max, max, out)
+        # a nan bound gives nan, and no gradient to a or the bound there (PyTorch's clamp_backward)
+        for bound in (min, max):
+            if isinstance(bound, Tensor) and bound.dtype.is_floating_point and bool(bound.isnan().any()):
+                out = where(bound.isnan(), math.nan, out)
         return out
     return Clamp.apply(a, min, max)
 
@@ -943,7 +957,7 @@ class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, Lerp
         ctx.weight = weight
         xp = get_array_module(start)
         s, e = start.array, end.array
-        w = weight.array if isinstance(weight, Tensor) else weight
+        w = weight.array.astype(s.dtype, copy=False) if isinstance(weight, Tensor) else weight
         # PyTorch's form: exact at both ends (w = 0 gives start, w = 1 gives end)
         with ieee_results():
             return Tensor(xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype))
@@ -1063,7 +1077,7 @@ def lerp(start: Tensor, end: Tensor, weight: Any) -> Tensor:
     _tensor_operands(start, end, "lerp")
     operands = (("end", end), ("weight", weight)) if isinstance(weight, Tensor) else (("end", end),)
     for name, other in operands:
-        if other.dtype is not start.dtype:
+        if other.dtype is not start.dtype and not (name == "weight" and other.ndim == 0):  # 0-d: any dtype
             raise RuntimeError(f"expected dtype {_TORCH_DTYPE_NAMES.get(start.dtype.name, start.dtype.name)} "
                                f"for `{name}` but got dtype "
                                f"{_TORCH_DTYPE_NAMES.get(other.dtype.name, other.dtype.name)}")

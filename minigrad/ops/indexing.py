@@ -15,7 +15,7 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import mark_view
+from minigrad.ops._util import converted_scalar, mark_view
 from minigrad.tensor import Tensor
 
 
@@ -264,6 +264,6 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
         from minigrad.creation import tensor  # noqa: PLC0415
 
         value = tensor(value, dtype=a.dtype, device=a.device)
-    elif not a.dtype.is_floating_point and isinstance(value, float) and a.dtype is not _dtypes.bool:
-        value = int(value)
+    else:  # a number, as an element of a's type: int8 refuses 300, uint8 takes -1 as 255, as PyTorch
+        value = converted_scalar(value, a.dtype)
     return IndexPut.apply(a, key, value)

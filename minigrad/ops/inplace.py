@@ -34,10 +34,10 @@ from typing import Any
 import numpy  # dtype metadata only (finfo, iinfo), never tensor data
 
 from minigrad import dtypes as _dtypes
-from minigrad.autograd.function import Function
+from minigrad.autograd.function import Function, move_retained_grad
 from minigrad.autograd.grad_mode import _GradMode, no_grad
 from minigrad.backend import get_array_module
-from minigrad.ops._util import ViewInfo, product
+from minigrad.ops._util import ViewInfo, converted_scalar, product
 from minigrad.tensor import Tensor
 
 
@@ -45,7 +45,8 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
     """Replace ``a``'s values with ``compute(a)``, recording the op if the graph needs it."""
     view = None
     if a._base is not None:
-        _check_no_overlap(a)
+        if op_name not in _FILLS:  # a fill writes one value, however often an element appears
+            _check_no_overlap(a)
         view = a._view
     recording = _GradMode.enabled and (
         a.requires_grad or (view is not None and view.base._requires_grad)
@@ -59,9 +60,11 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
         with no_grad():
             result = compute(a)
     _check_result(a, result, op_name)
-    a._array[...] = result._array
+    _assign(a, result._array)
     if recording:
+        old_node, old_output_nr = a._grad_fn, a._output_nr
         a._grad_fn, a._output_nr, a._requires_grad = result._grad_fn, result._output_nr, result._requires_grad
+        move_retained_grad(a, old_node, old_output_nr)
     a._bump_version(op_name)
     return a
 
@@ -87,7 +90,7 @@ class CopySlices(Function):
 
     @staticmethod
     def forward(ctx, base, value, view_fn):
-        view_fn(base.array)[...] = value.array
+        write_through(base.array, view_fn, value.array)
         ctx.view_fn = view_fn
         return Tensor(base.array)
 
@@ -166,7 +169,9 @@ def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[T
     _check_result(a, result, op_name)
     base = view.base
     new_base = CopySlices.apply(base, result, view.fn)  # writes the result through the view
+    old_node, old_output_nr = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr, base._requires_grad = new_base._grad_fn, 0, new_base._requires_grad
+    move_retained_grad(base, old_node, old_output_nr)
     a._bump_version(op_name)
     _view_again(a, view)
     return a
@@ -174,7 +179,9 @@ def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[T
 
 def _view_again(a: Tensor, view: ViewInfo) -> None:
     new_view = AsStrided.apply(view.base, view.fn)
+    old_node, old_output_nr = a._grad_fn, a._output_nr
     a._grad_fn, a._output_nr, a._requires_grad = new_view._grad_fn, 0, new_view._requires_grad
+    move_retained_grad(a, old_node, old_output_nr)
     view.version = a._version
 
 
@@ -223,6 +230,30 @@ def _check_allowed(a: Tensor, view: ViewInfo | None, op_name: str, recording: bo
         raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
                            f"({op_name}). Wrap it in `with minigrad.no_grad():` or use an out-of-place "
                            "operation.")
+
+
+_FILLS = ("fill_", "zero_")
+
+
+def _assign(a: Tensor, values: Any) -> None:
+    """``a``'s elements = ``values``, through its base when ``a`` is an expanded view."""
+    if a._view is not None:
+        write_through(a._view.base._array, a._view.fn, values)
+    else:
+        a._array[...] = values
+
+
+def write_through(base: Any, view_fn: Callable, values: Any) -> None:
+    """``view_fn(base)[...] = values``. NumPy makes an expanded view (stride 0) read-only: there each
+    element of ``base`` the view shows is written once, by its flat position (a fill's one value)."""
+    view = view_fn(base)
+    if getattr(view.flags, "writeable", True):
+        view[...] = values
+        return
+    xp = get_array_module(base)
+    changed = base.copy()  # C order: reshape(-1) is a view of it
+    changed.reshape(-1)[_positions(view_fn, base.shape, xp)] = xp.broadcast_to(values, view.shape).reshape(-1)
+    base[...] = changed
 
 
 def _check_no_overlap(a: Tensor) -> None:
@@ -280,13 +311,14 @@ def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         value = value.item()
+    value = converted_scalar(value, a.dtype)  # int8 refuses 300, uint8 takes -1 as 255, as PyTorch
     if _is_graph_view(a):
         return apply(a, op_name, lambda t: Tensor(get_array_module(t).full_like(t.array, value)))
     if a._grad_fn is not None and _GradMode.enabled:  # recorded, as PyTorch's FillBackward0
         node = Zero if op_name == "zero_" else Fill
         return apply(a, op_name, lambda t: node.apply(t, value))
     _check_allowed(a, None, op_name, _GradMode.enabled)
-    a._array.fill(value)  # under no_grad a tensor keeps its history, as in PyTorch
+    _assign(a, value)  # under no_grad a tensor keeps its history, as in PyTorch
     a._bump_version(op_name)
     return a
 

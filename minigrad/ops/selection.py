@@ -18,6 +18,7 @@ from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
 from minigrad.ops._checks import selection as checks
 from minigrad.ops._checks import shape as shape_checks
+from minigrad.ops._util import converted_scalar
 from minigrad.ops.reduction import Sum
 from minigrad.ops.shape import Reshape
 from minigrad.tensor import Tensor, _normalize_dim
@@ -270,7 +271,7 @@ def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
         if value.requires_grad:  # differentiable in value too: where(mask, value, a)
             return where(mask, value.to(a.dtype), a)
         value = value.item()
-    return MaskedFill.apply(a, mask, value)
+    return MaskedFill.apply(a, mask, converted_scalar(value, a.dtype))  # uint8 takes -1 as 255, as PyTorch
 
 
 def masked_fill_(a: Tensor, mask: Tensor, value: Any) -> Tensor:
