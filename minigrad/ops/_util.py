@@ -95,6 +95,13 @@ def converted_scalar(value: Any, dtype: _dtypes.dtype) -> Any:
     return value if dtype.is_floating_point else wrap_integer(int(value), dtype.numpy)
 
 
+def opmath(x: Any) -> Any:
+    """``x`` in the type PyTorch's CPU kernels compute a float16 reduction in (float32, its "opmath"):
+    the sum of squares of a variance or a norm, a softmax's sum, a running sum. The caller rounds
+    the result back to float16 once."""
+    return x.astype(numpy.float32) if x.dtype == numpy.float16 else x
+
+
 def reduction_axes(dim: Any, ndim: int) -> tuple | None:
     """``dim`` (None, int, or sequence) as a tuple of non-negative axes; None means all.
 
