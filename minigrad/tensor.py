@@ -675,7 +675,7 @@ class Tensor:
         return inplace.fill_random_integers(self, bounds, generator)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        inplace.apply(self, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
+        inplace.setitem(self, key, value)
 
     def scatter_(self, dim: _int, index: Tensor, src: Any = None, *, value: Any = None,
                  reduce: str | None = None) -> Tensor:

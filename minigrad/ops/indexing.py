@@ -15,7 +15,7 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import converted_scalar, mark_view
+from minigrad.ops._util import TORCH_TYPE_NAMES, converted_scalar, mark_view
 from minigrad.tensor import Tensor
 
 
@@ -60,6 +60,8 @@ class SplitKey:
             else:  # a slice, None or Ellipsis: applied in step one
                 first.append(part)
                 second.append(part if part is Ellipsis else slice(None))
+        if Ellipsis not in first:  # so that step one is a view, also a 0-d one (a[0-d index] = v)
+            first.append(Ellipsis)
         self.first, self.second = tuple(first), tuple(second)
 
 
@@ -255,6 +257,14 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
         if value.device != a.device:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found {a.device} and "
                                f"{value.device} (index_put)")
+        arrays = [part for part in (key.second if isinstance(key, SplitKey) else key) if hasattr(part, "dtype")]
+        fills_a_mask = value.ndim == 0 and len(arrays) == 1 and arrays[0].dtype == bool
+        if value.dtype is not a.dtype and arrays and not fills_a_mask:
+            # PyTorch converts a value only for a basic key (a copy into a view) or for a 0-d value put
+            # at one mask (masked_fill); index arrays need the destination's dtype
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{TORCH_TYPE_NAMES[a.dtype.name]} for the destination and "
+                               f"{TORCH_TYPE_NAMES[value.dtype.name]} for the source.")
         if value.dtype is not a.dtype:
             value = value.to(a.dtype)
     elif isinstance(value, (list, tuple, numpy.ndarray, str)) or value is None:

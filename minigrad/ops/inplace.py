@@ -37,6 +37,7 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function, move_retained_grad
 from minigrad.autograd.grad_mode import _GradMode, no_grad
 from minigrad.backend import get_array_module
+from minigrad.ops import indexing
 from minigrad.ops._util import ViewInfo, converted_scalar, product
 from minigrad.tensor import Tensor
 
@@ -48,6 +49,9 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
         if op_name not in _FILLS:  # a fill writes one value, however often an element appears
             _check_no_overlap(a)
         view = a._view
+    for other in others:
+        if isinstance(other, Tensor) and op_name != "__setitem__":  # setitem checks the region it writes
+            check_partial_overlap(a._array, other._array)
     recording = _GradMode.enabled and (
         a.requires_grad or (view is not None and view.base._requires_grad)
         or any(isinstance(o, Tensor) and o.requires_grad for o in others))
@@ -254,6 +258,38 @@ def write_through(base: Any, view_fn: Callable, values: Any) -> None:
     changed = base.copy()  # C order: reshape(-1) is a view of it
     changed.reshape(-1)[_positions(view_fn, base.shape, xp)] = xp.broadcast_to(values, view.shape).reshape(-1)
     base[...] = changed
+
+
+def setitem(a: Tensor, key: Any, value: Any) -> Tensor:
+    """``a[key] = value``, recorded as the other in-place ops are."""
+    if isinstance(value, Tensor) and get_array_module(a).may_share_memory(a._array, value._array):
+        parts, basic = indexing.prepare_key(a, key)
+        if basic:  # the region written is a view (Ellipsis: also for a[0, 1]): it must not partly overlap
+            check_partial_overlap(a._array[parts if Ellipsis in parts else parts + (Ellipsis,)], value._array)
+    return apply(a, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
+
+
+def check_partial_overlap(written: Any, read: Any) -> None:
+    """PyTorch's rule: an in-place op may read the memory it writes only element for element (``a += a``),
+    not shifted (``a[1:] += a[:-1]``, whose result would depend on the order of the loop). As in
+    PyTorch, only dense (contiguous) arrays are compared; other layouts are let through."""
+    xp = get_array_module(written)
+    if not (_dense(written) and _dense(read)) or written.size == 0 or read.size == 0:
+        return
+    if not xp.may_share_memory(written, read):  # exact for dense arrays: their bounds are their memory
+        return
+    first = (slice(0, 1),) * written.ndim, (slice(0, 1),) * read.ndim   # the lowest address of each
+    if (written.shape == read.shape and written.strides == read.strides
+            and xp.shares_memory(written[first[0]], read[first[1]])):
+        return
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                       "refer to a single memory location. Please clone() the tensor before performing the "
+                       f"operation. (a tensor of shape {list(read.shape)} read while one of shape "
+                       f"{list(written.shape)} is written)")
+
+
+def _dense(array: Any) -> bool:
+    return bool(array.flags.c_contiguous or array.flags.f_contiguous)
 
 
 def _check_no_overlap(a: Tensor) -> None:
