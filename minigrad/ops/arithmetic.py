@@ -261,7 +261,8 @@ class Pow(Function):
             with ieee_results():
                 out = Tensor(x ** y)
         except ValueError:  # NumPy refuses an integer array of exponents with negatives; PyTorch does not
-            out = Tensor(_integer_power(get_array_module(first_tensor(a, b)), x, y))
+            power = _integer_power(get_array_module(first_tensor(a, b)), x, y)
+            out = Tensor(power.astype(ctx.dtype.numpy, copy=False))  # (-7) ** int8 is int8, as PyTorch's
         _save_operands(ctx, a, b, out=out if ctx.needs_input_grad[1] else None)  # z, for dz/db = z · ln(a)
         if isinstance(b, Tensor):  # PyTorch's overloads: tensor ** number, tensor ** tensor, number ** tensor
             ctx._name = "PowBackward1" if isinstance(a, Tensor) else "PowBackward2"

@@ -252,6 +252,9 @@ class IndexPut(Function):
 
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
+    if isinstance(key, Tensor) and key.dtype is _dtypes.uint8 and (not isinstance(value, Tensor) or value.ndim == 0):
+        # PyTorch's a[mask] = number is masked_fill_, which takes no byte mask (unlike a[mask] = values)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     key, _ = prepare_key(a, key)
     if isinstance(value, Tensor):
         if value.device != a.device:

@@ -251,7 +251,7 @@ def write_through(base: Any, view_fn: Callable, values: Any) -> None:
     """``view_fn(base)[...] = values``. NumPy makes an expanded view (stride 0) read-only: there each
     element of ``base`` the view shows is written once, by its flat position (a fill's one value)."""
     view = view_fn(base)
-    if getattr(view.flags, "writeable", True):
+    if not _repeats(view):
         view[...] = values
         return
     xp = get_array_module(base)
@@ -262,7 +262,8 @@ def write_through(base: Any, view_fn: Callable, values: Any) -> None:
 
 def setitem(a: Tensor, key: Any, value: Any) -> Tensor:
     """``a[key] = value``, recorded as the other in-place ops are."""
-    if isinstance(value, Tensor) and get_array_module(a).may_share_memory(a._array, value._array):
+    if (isinstance(value, Tensor) and type(value._array) is type(a._array)
+            and get_array_module(a).may_share_memory(a._array, value._array)):
         parts, basic = indexing.prepare_key(a, key)
         if basic:  # the region written is a view (Ellipsis: also for a[0, 1]): it must not partly overlap
             check_partial_overlap(a._array[parts if Ellipsis in parts else parts + (Ellipsis,)], value._array)
@@ -274,6 +275,8 @@ def check_partial_overlap(written: Any, read: Any) -> None:
     not shifted (``a[1:] += a[:-1]``, whose result would depend on the order of the loop). As in
     PyTorch, only dense (contiguous) arrays are compared; other layouts are let through."""
     xp = get_array_module(written)
+    if type(read) is not type(written):  # on two devices: the device error comes from the op itself
+        return
     if not (_dense(written) and _dense(read)) or written.size == 0 or read.size == 0:
         return
     if not xp.may_share_memory(written, read):  # exact for dense arrays: their bounds are their memory
@@ -292,10 +295,14 @@ def _dense(array: Any) -> bool:
     return bool(array.flags.c_contiguous or array.flags.f_contiguous)
 
 
+def _repeats(array: Any) -> bool:
+    """An expanded array: one element in several places (a stride of 0)."""
+    return any(step == 0 and n > 1 for step, n in zip(array.strides, array.shape))
+
+
 def _check_no_overlap(a: Tensor) -> None:
     """An expanded view holds one element in several places (stride 0): PyTorch refuses to write it."""
-    array = a._array
-    if any(step == 0 and n > 1 for step, n in zip(array.strides, array.shape)):
+    if _repeats(a._array):
         raise RuntimeError(f"unsupported operation: more than one element of the written-to tensor (of "
                            f"shape {list(a.shape)}) refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
