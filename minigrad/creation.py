@@ -40,10 +40,14 @@ def _size(args: tuple, function: str | None = None, size: Any = None) -> tuple:
         raise TypeError(f'{function}() missing 1 required positional arguments: "size"')
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
-    for n in args:
+    for position, n in enumerate(args, start=1):
         if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)) and not (
                 isinstance(n, Tensor) and n.numel() == 1):
             raise TypeError(f"size must be a tuple of ints, but got {args!r}")
+        if not int(n) < 2**63:  # PyTorch's sizes are int64
+            raise TypeError(f"{function}(): argument 'size' failed to unpack the object at pos {position} with "
+                            f"error \"Overflow when unpacking long long\" ({n})")
+    for n in args:
         if int(n) < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: {list(args)}")
     return tuple(int(n) for n in args)
@@ -303,8 +307,11 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, device: Any,
             requires_grad: bool) -> Tensor:
     target = _dtype(dtype, draw)
-    if not target.is_floating_point:
-        raise NotImplementedError(f"{draw} is not implemented for {target.name}")
+    if not target.is_floating_point:  # (PyTorch first allocates, and fills nothing in an empty tensor)
+        empty = _allocated(lambda: numpy.empty(shape, dtype=target.numpy), shape, target)
+        if empty.size:
+            raise NotImplementedError(f"{draw} is not implemented for {target.name}")
+        return _finish(empty, device, requires_grad, draw)
     rng = generator_argument(generator, draw).rng
     if draw == "rand":
         host = _allocated(lambda: rng.random(shape, dtype=numpy.float64).astype(target.numpy), shape, target)

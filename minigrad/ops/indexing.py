@@ -219,6 +219,13 @@ def mark_multi_output(piece: Tensor, node_name: str, index: int) -> Tensor:
     return piece
 
 
+def _is_index_array(part: Any) -> bool:
+    """A part of a key that PyTorch indexes with (a tensor, list or array; not a 0-d integer tensor)."""
+    if isinstance(part, Tensor):
+        return part.ndim != 0 or part.dtype in (_dtypes.bool, _dtypes.uint8)
+    return isinstance(part, (list, numpy.ndarray))
+
+
 class IndexPut(Function):
     """y = a with y[key] = value;   da = dy with zeros at key (itself an IndexPut),  dvalue = dy[key] (summed
     to value's shape by the engine)."""
@@ -252,8 +259,10 @@ class IndexPut(Function):
 
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
-    if isinstance(key, Tensor) and key.dtype is _dtypes.uint8 and (not isinstance(value, Tensor) or value.ndim == 0):
-        # PyTorch's a[mask] = number is masked_fill_, which takes no byte mask (unlike a[mask] = values)
+    one_value = not isinstance(value, Tensor) or value.numel() == 1
+    raw = [part for part in (key if isinstance(key, tuple) else (key,)) if _is_index_array(part)]
+    if one_value and len(raw) == 1 and isinstance(raw[0], Tensor) and raw[0].dtype is _dtypes.uint8:
+        # PyTorch puts one value at one mask with masked_fill_, which takes no byte mask
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     key, _ = prepare_key(a, key)
     if isinstance(value, Tensor):
@@ -261,9 +270,9 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found {a.device} and "
                                f"{value.device} (index_put)")
         arrays = [part for part in (key.second if isinstance(key, SplitKey) else key) if hasattr(part, "dtype")]
-        fills_a_mask = value.ndim == 0 and len(arrays) == 1 and arrays[0].dtype == bool
+        fills_a_mask = one_value and len(arrays) == 1 and arrays[0].dtype == bool
         if value.dtype is not a.dtype and arrays and not fills_a_mask:
-            # PyTorch converts a value only for a basic key (a copy into a view) or for a 0-d value put
+            # PyTorch converts a value only for a basic key (a copy into a view) or for one value put
             # at one mask (masked_fill); index arrays need the destination's dtype
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{TORCH_TYPE_NAMES[a.dtype.name]} for the destination and "
@@ -278,5 +287,5 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
 
         value = tensor(value, dtype=a.dtype, device=a.device)
     else:  # a number, as an element of a's type: int8 refuses 300, uint8 takes -1 as 255, as PyTorch
-        value = converted_scalar(value, a.dtype)
+        value = converted_scalar(value, a.dtype, float_overflow=True)
     return IndexPut.apply(a, key, value)

@@ -281,7 +281,8 @@ def check_partial_overlap(written: Any, read: Any) -> None:
         return
     if not xp.may_share_memory(written, read):  # exact for dense arrays: their bounds are their memory
         return
-    first = (slice(0, 1),) * written.ndim, (slice(0, 1),) * read.ndim   # the lowest address of each
+    # the lowest address of each (Ellipsis: a view also of a 0-d array)
+    first = (slice(0, 1),) * written.ndim + (Ellipsis,), (slice(0, 1),) * read.ndim + (Ellipsis,)
     if (written.shape == read.shape and written.strides == read.strides
             and xp.shares_memory(written[first[0]], read[first[1]])):
         return

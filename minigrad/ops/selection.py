@@ -9,6 +9,7 @@ backward moves the gradient back the way the forward moved the numbers.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from minigrad._arguments import int_argument
@@ -158,7 +159,12 @@ class Repeat(Function):
     @staticmethod
     def forward(ctx, a, reps):
         ctx.reps, ctx.input_shape = reps, a.array.shape
-        return Tensor(get_array_module(a).tile(a.array, reps) if reps else a.array.copy())
+        try:
+            return Tensor(get_array_module(a).tile(a.array, reps) if reps else a.array.copy())
+        except MemoryError:  # NumPy's; PyTorch's is a RuntimeError
+            raise RuntimeError(f"can't allocate memory: repeat{tuple(reps)} of a tensor of shape "
+                               f"{list(a.shape)} needs {a.element_size() * a.numel() * math.prod(reps)} "
+                               "bytes") from None
 
     @staticmethod
     def backward(ctx, grad):

@@ -134,7 +134,7 @@ def _floating(a: Tensor, dtype: Any) -> Tensor:
 
     if dtype is not None:
         return a.to(dtypes.dtype_argument(dtype, "softmax"))
-    if not a.dtype.is_floating_point:
+    if not a.dtype.is_floating_point and a.numel() != 0:  # PyTorch returns an empty integer tensor as it is
         raise NotImplementedError(f"softmax is not implemented for integer tensors (got {a.dtype.name})")
     return a
 
