@@ -505,8 +505,10 @@ def move_retained_grad(tensor: Tensor, old_node: Any, old_output_nr: int) -> Non
     """``tensor`` was changed in place and has a new node: its ``retain_grad`` moves there, so that
     ``.grad`` is the gradient of the new value (PyTorch's rule), not of the value it replaced."""
     retained = old_node._retained if old_node is not None else None
-    reference = retained.get(old_output_nr) if retained else None
-    if reference is None or reference() is not tensor or tensor._grad_fn is old_node:
+    if not retained or tensor._grad_fn is old_node:
+        return
+    reference = retained.get(old_output_nr)
+    if reference is None or reference() is not tensor:
         return
     del retained[old_output_nr]
     node = tensor._grad_fn

@@ -427,7 +427,8 @@ class Where(Function):
             return Tensor(grad_where(mask, x).astype(dtype.numpy, copy=False))
         if _is_positive_zero(x) and isinstance(b, Tensor):
             return Tensor(zero_where(mask, y).astype(dtype.numpy, copy=False))
-        out = get_array_module(condition).where(mask, x, y)
+        with ieee_results():  # a number beyond float16's range is inf there, as in PyTorch
+            out = get_array_module(condition).where(mask, x, y)
         return Tensor(out.astype(dtype.numpy, copy=False))
 
     @staticmethod

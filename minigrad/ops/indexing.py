@@ -15,7 +15,7 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import TORCH_TYPE_NAMES, converted_scalar, mark_view
+from minigrad.ops._util import TORCH_TYPE_NAMES, converted_scalar, ieee_results, mark_view
 from minigrad.tensor import Tensor
 
 
@@ -237,7 +237,8 @@ class IndexPut(Function):
         out = a.array.copy()
         source = value.array if isinstance(value, Tensor) else value
         try:
-            write(out, key, source)
+            with ieee_results():  # a number beyond a float16's range is inf there, as in PyTorch
+                write(out, key, source)
         except ValueError:  # the array library's broadcast error, as PyTorch's
             target = list(read(out, key).shape)
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(source.shape)} cannot be "
