@@ -78,7 +78,7 @@ def converted_scalar(value: Any, dtype: _dtypes.dtype, float_overflow: bool = Fa
     not fit. As in PyTorch, a negative int that fits the magnitude of an unsigned type wraps around
     (``-1`` is 255 in uint8), a float meeting an integer type is truncated, bool takes anything, and
     an int beyond 64 bits is an OverflowError. ``float_overflow``: a float type takes any number
-    (beyond its range: ±inf), as PyTorch's ``where`` and setitem do."""
+    (beyond its range: ±inf), as PyTorch's setitem does."""
     if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
         raise OverflowError("int too big to convert")
     if dtype is _dtypes.bool:

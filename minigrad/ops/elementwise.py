@@ -419,8 +419,8 @@ class Where(Function):
     def forward(ctx, condition, a, b):
         dtype = _dtypes.result_type(a, b)
         mask = ctx.condition = condition.array
-        # a number operand as an element of the result's type: int8 refuses 300, as PyTorch's
-        a, b = (v if isinstance(v, Tensor) else converted_scalar(v, dtype, float_overflow=True) for v in (a, b))
+        if not dtype.is_floating_point:  # a number operand must fit: int8 refuses 300, as PyTorch's
+            a, b = (v if isinstance(v, Tensor) else converted_scalar(v, dtype) for v in (a, b))
         x, y = array_of(a, dtype), array_of(b, dtype)
         # where(mask, x, 0) and where(mask, 0, y), as clamp's and where's gradients are: by bits, faster
         if _is_positive_zero(y) and isinstance(a, Tensor):
