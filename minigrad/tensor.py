@@ -632,7 +632,7 @@ class Tensor:
         return inplace.apply(self, "neg_", arithmetic.neg)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
-        return inplace.apply(self, "clamp_", lambda t: elementwise.clamp(t, min, max))
+        return inplace.apply(self, "clamp_", lambda t: elementwise.clamp(t, min, max), min, max)
 
     def relu_(self) -> Tensor:
         return inplace.apply(self, "relu_", elementwise.relu)

@@ -284,6 +284,18 @@ def _lerp_weight_gradient(lib: Any) -> Any:
 ERRORS["lerp_0d_float64_weight_gradient"] = _lerp_weight_gradient
 
 
+def _clamp_in_place_with_a_tensor_bound(lib: Any) -> Any:
+    low = lib.tensor([2.0, 2.0, 0.5], requires_grad=True)
+    y = lib.tensor([1.0, 5.0, 0.5])
+    y.clamp_(min=low)
+    y.sum().backward()
+    return y, low.grad
+
+
+ERRORS["clamp_in_place_with_a_tensor_bound"] = _clamp_in_place_with_a_tensor_bound
+ERRORS["clamp_in_place_overlapping_bound"] = lambda lib: _in_place(lib, "a[1:].clamp_(max=a[:-1])")
+
+
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_and_acceptance_match_torch(name):
     check(ERRORS[name])
