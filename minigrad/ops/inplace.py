@@ -241,7 +241,7 @@ _FILLS = ("fill_", "zero_")
 
 def _assign(a: Tensor, values: Any) -> None:
     """``a``'s elements = ``values``, through its base when ``a`` is an expanded view."""
-    if a._view is not None:
+    if a._view is not None and _repeats(a._array):
         write_through(a._view.base._array, a._view.fn, values)
     else:
         a._array[...] = values
