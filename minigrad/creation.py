@@ -45,8 +45,8 @@ def _size(args: tuple, function: str | None = None, size: Any = None) -> tuple:
                 isinstance(n, Tensor) and n.numel() == 1):
             raise TypeError(f"size must be a tuple of ints, but got {args!r}")
         if not int(n) < 2**63:  # PyTorch's sizes are int64
-            raise TypeError(f"{function}(): argument 'size' failed to unpack the object at pos {position} with "
-                            f"error \"Overflow when unpacking long long\" ({n})")
+            raise TypeError(f"{function}(): argument 'size' failed to unpack the object at pos {position} "
+                            f"with error \"Overflow when unpacking long long\" ({n})")
     for n in args:
         if int(n) < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: {list(args)}")

@@ -259,7 +259,9 @@ def _half_power(x: Any, exponent: float) -> Any:
     -inf); NumPy's power is sqrt for 0.5 and pow for -0.5."""
     xp = get_array_module(x)
     if x.dtype == _dtypes.float16.numpy:
-        return xp.where(x == -xp.inf, xp.inf, xp.sqrt(x) + 0) if exponent > 0 else x ** exponent  # + 0: -0 is +0
+        if exponent < 0:
+            return x ** exponent
+        return xp.where(x == -xp.inf, xp.inf, xp.sqrt(x) + 0)  # + 0: -0 becomes +0
     return xp.sqrt(x) if exponent > 0 else 1 / xp.sqrt(x)
 
 

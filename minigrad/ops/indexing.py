@@ -270,7 +270,8 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
         if value.device != a.device:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found {a.device} and "
                                f"{value.device} (index_put)")
-        arrays = [part for part in (key.second if isinstance(key, SplitKey) else key) if hasattr(part, "dtype")]
+        parts = key.second if isinstance(key, SplitKey) else key
+        arrays = [part for part in parts if hasattr(part, "dtype")]
         fills_a_mask = one_value and len(arrays) == 1 and arrays[0].dtype == bool
         if value.dtype is not a.dtype and arrays and not fills_a_mask:
             # PyTorch converts a value only for a basic key (a copy into a view) or for one value put

@@ -327,7 +327,8 @@ def _check_parameter_dtypes(input: Tensor, weight: Tensor | None, bias: Tensor |
         return
     if input.dtype is _dtypes.float16 and all(p.dtype is _dtypes.float32 for p in parameters):
         return
-    found = ", ".join(f"{name} {p.dtype.name}" for name, p in (("weight", weight), ("bias", bias)) if p is not None)
+    given = (("weight", weight), ("bias", bias))
+    found = ", ".join(f"{name} {p.dtype.name}" for name, p in given if p is not None)
     raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
                        f"{TORCH_TYPE_NAMES[input.dtype.name]} (the input's {input.dtype.name}), "
                        f"but got {found}")

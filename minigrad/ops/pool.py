@@ -390,7 +390,7 @@ class MaxPool2dBackward(Function):
 
 
 def _flat_in_input(ctx: Any, x: Tensor) -> Tensor | None:
-    """d(dx)/dx of a max-pooling backward: exactly zero (not None, so that x's graph is used, as PyTorch's)."""
+    """d(dx)/dx of a max-pooling backward: exactly zero (not None: x's graph is used, as PyTorch's)."""
     return Tensor(get_array_module(x).zeros_like(x.array)) if ctx.needs_input_grad[1] else None
 
 
@@ -497,7 +497,8 @@ def _window_inside(xp: Any, size: int, out: int) -> Any:
     starts, ends = adaptive_windows(size, out)
     longest = max((e - s for s, e in zip(starts, ends)), default=1)
     # int64 also when out = 0 (no windows: NumPy would make an empty float array)
-    return xp.asarray(starts, dtype=xp.int64)[:, None] + xp.arange(longest) < xp.asarray(ends, dtype=xp.int64)[:, None]
+    starts, ends = xp.asarray(starts, dtype=xp.int64), xp.asarray(ends, dtype=xp.int64)
+    return starts[:, None] + xp.arange(longest) < ends[:, None]
 
 
 def _window_taps(xp: Any, size: int, out: int) -> Any:

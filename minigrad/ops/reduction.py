@@ -434,9 +434,10 @@ class Cumsum(Function):
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64
         x = a.array.reshape(1) if a.ndim == 0 else a.array
-        with ieee_results():  # a float16 running sum beyond its range is inf, silently
-            out = get_array_module(a).cumsum(opmath(x), axis=axis, dtype=None if dtype is None else dtype.numpy)
-            return Tensor(out.reshape(a.array.shape).astype(dtype.numpy if dtype else x.dtype, copy=False))
+        target = x.dtype if dtype is None else dtype.numpy
+        with ieee_results():  # a float16 running sum (in float32) beyond float16's range is inf, silently
+            out = get_array_module(a).cumsum(opmath(x), axis=axis, dtype=None if dtype is None else target)
+            return Tensor(out.reshape(a.array.shape).astype(target, copy=False))
 
     @staticmethod
     def backward(ctx, grad):

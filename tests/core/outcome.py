@@ -49,7 +49,8 @@ def assert_same_outcome(ours: Any, theirs: Any, where: str = "outcome") -> None:
         for i, (o, t) in enumerate(zip(ours, theirs)):
             assert_same_outcome(o, t, f"{where}[{i}]")
     elif isinstance(theirs, numpy.ndarray):
-        assert isinstance(ours, numpy.ndarray) and ours.shape == theirs.shape, f"{where}: {ours!r} vs {theirs!r}"
+        assert isinstance(ours, numpy.ndarray) and ours.shape == theirs.shape, \
+            f"{where}: {ours!r} vs {theirs!r}"
         if theirs.dtype.kind == "f":
             tolerance = 1e-3 if theirs.dtype == numpy.float16 else 1e-6
             numpy.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance, equal_nan=True,

@@ -316,7 +316,8 @@ def test_reductions_on_empty_and_0d_inputs_like_torch(op, case, keep, dtype):
 
 # --- second derivatives at the kinks of every piecewise op ---------------------------------------------
 
-ONE_INPUT_KINKS = [(name, fn, arrays) for name, fn, arrays in KINKS if len(arrays) == 1 and arrays[0].ndim == 1]
+ONE_INPUT_KINKS = [(name, fn, arrays) for name, fn, arrays in KINKS
+                   if len(arrays) == 1 and arrays[0].ndim == 1]
 
 
 @PROPERTY
