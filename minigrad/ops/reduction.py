@@ -111,8 +111,10 @@ def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = 
     return out if dim is None else named_node(out, "MeanBackward1")
 
 
-def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float) -> Any:
-    """Σ (a - ā)² / max(N - correction, 0) as an array; nan or inf (no warning) when that is 0."""
+def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float,
+                 root: bool = False) -> Any:
+    """Σ (a - ā)² / max(N - correction, 0) as an array; nan or inf (no warning) when that is 0.
+    ``root``: its square root, the standard deviation (taken before a float16 result is rounded)."""
     _remember_shapes(ctx, a, axes, keepdim)
     ctx.axes, ctx.correction = axes, correction
     ctx.count = _reduced_count(a.array.shape, axes)
@@ -120,6 +122,8 @@ def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correct
     with ieee_results():  # N - correction <= 0 divides by 0, and inf - inf = nan: PyTorch stays silent
         centred = x - x.sum(axis=axes, keepdims=True) / ctx.count
         out = (centred * centred).sum(axis=axes, keepdims=keepdim) / builtins.max(ctx.count - correction, 0)
+        if root:
+            out = get_array_module(a).sqrt(out)
         return out.astype(a.array.dtype, copy=False)
 
 
@@ -158,8 +162,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
-        xp = get_array_module(a)
-        out = Tensor(xp.sqrt(_var_forward(ctx, a, axes, keepdim, correction)))
+        out = Tensor(_var_forward(ctx, a, axes, keepdim, correction, root=True))
         ctx.save_for_backward(a, out)
         return out
 
