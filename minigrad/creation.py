@@ -18,6 +18,7 @@ import numpy
 from minigrad import backend
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument, int_argument
+from minigrad.ops._util import converted_scalar
 from minigrad.random import Generator, generator_argument
 from minigrad.tensor import Tensor
 
@@ -39,10 +40,14 @@ def _size(args: tuple, function: str | None = None, size: Any = None) -> tuple:
         raise TypeError(f'{function}() missing 1 required positional arguments: "size"')
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
-    for n in args:
+    for position, n in enumerate(args, start=1):
         if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)) and not (
                 isinstance(n, Tensor) and n.numel() == 1):
             raise TypeError(f"size must be a tuple of ints, but got {args!r}")
+        if not int(n) < 2**63:  # PyTorch's sizes are int64
+            raise TypeError(f"{function}(): argument 'size' failed to unpack the object at pos {position} "
+                            f"with error \"Overflow when unpacking long long\" ({n})")
+    for n in args:
         if int(n) < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {int(n)}: {list(args)}")
     return tuple(int(n) for n in args)
@@ -207,13 +212,27 @@ def _factory(function: str, fill: Any, shape: tuple, dtype: Any, device: Any, re
     dev = backend.default_device() if device is None else backend.Device(device)
     xp = backend.array_module_for(dev)
     if fill is None:
-        array = xp.empty(shape, dtype=target.numpy)
+        array = _allocated(lambda: xp.empty(shape, dtype=target.numpy), shape, target)
     else:
-        array = xp.full(shape, fill, dtype=target.numpy)
+        fill = converted_scalar(fill, target)  # int8 refuses 300, uint8 takes -1 as 255
+        array = _allocated(lambda: xp.full(shape, fill, dtype=target.numpy), shape, target)
     out = Tensor(array)
     if requires_grad:
         out.requires_grad = True
     return out
+
+
+def _allocated(make: Any, shape: tuple, dtype: _dtypes.dtype) -> Any:
+    """``make()``, the array of a new tensor: where the memory can't be had, PyTorch's RuntimeError
+    instead of NumPy's MemoryError (or its ValueError past the largest array it can address)."""
+    size = math.prod(shape) * dtype.numpy.itemsize
+    if size >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    try:
+        return make()
+    except (MemoryError, ValueError):
+        raise RuntimeError(f"can't allocate memory: you tried to allocate {size} bytes (a tensor of shape "
+                           f"{list(shape)} and dtype {dtype.name})") from None
 
 
 def zeros(*shape: Any, size: Any = None, dtype: Any = None, device: Any = None,
@@ -292,13 +311,17 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
 def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, device: Any,
             requires_grad: bool) -> Tensor:
     target = _dtype(dtype, draw)
-    if not target.is_floating_point:
-        raise NotImplementedError(f"{draw} is not implemented for {target.name}")
+    if not target.is_floating_point:  # (PyTorch first allocates, and fills nothing in an empty tensor)
+        empty = _allocated(lambda: numpy.empty(shape, dtype=target.numpy), shape, target)
+        if empty.size:
+            raise NotImplementedError(f"{draw} is not implemented for {target.name}")
+        return _finish(empty, device, requires_grad, draw)
     rng = generator_argument(generator, draw).rng
     if draw == "rand":
-        host = rng.random(shape, dtype=numpy.float64).astype(target.numpy)
+        host = _allocated(lambda: rng.random(shape, dtype=numpy.float64).astype(target.numpy), shape, target)
     else:
-        host = rng.standard_normal(shape, dtype=numpy.float64).astype(target.numpy)
+        host = _allocated(lambda: rng.standard_normal(shape, dtype=numpy.float64).astype(target.numpy),
+                          shape, target)
     return _finish(host, device, requires_grad, draw)
 
 
@@ -331,7 +354,8 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     target = _dtype(dtype, "randint", _dtypes.int64)
     rng = generator_argument(generator, "randint").rng
-    host = rng.integers(low, high, size=_size((_size_tuple(size, "randint"),)))
+    shape = _size((_size_tuple(size, "randint"),))
+    host = _allocated(lambda: rng.integers(low, high, size=shape), shape, target)
     return _finish(host.astype(target.numpy), device, requires_grad, "randint")
 
 

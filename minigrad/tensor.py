@@ -678,7 +678,7 @@ class Tensor:
         return inplace.apply(self, "neg_", arithmetic.neg)
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
-        return inplace.apply(self, "clamp_", lambda t: rounding.clamp(t, min, max))
+        return inplace.apply(self, "clamp_", lambda t: rounding.clamp(t, min, max), min, max)
 
     def relu_(self) -> Tensor:
         return inplace.apply(self, "relu_", activations.relu)
@@ -721,7 +721,7 @@ class Tensor:
         return inplace.fill_random_integers(self, bounds, generator)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        inplace.apply(self, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
+        inplace.setitem(self, key, value)
 
     def scatter_(self, dim: _int, index: Tensor, src: Any = None, *, value: Any = None,
                  reduce: str | None = None) -> Tensor:

@@ -57,7 +57,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             scores = scores.masked_fill(_comparison.logical_not(attn_mask), float("-inf"))
         else:
             scores = scores + attn_mask
-    weights = _softmax.softmax(scores, -1)
+    if attn_mask is None:
+        weights = _softmax.softmax(scores, -1)
+    else:
+        # A query row that may attend to nothing attends to nothing: its weights are 0 (PyTorch's
+        # _safe_softmax), not softmax(-inf, …, -inf) = nan. Its scores are set to 0 first, so that
+        # no nan reaches the backward either.
+        nothing = (scores == float("-inf")).all(dim=-1, keepdim=True)
+        weights = _softmax.softmax(scores.masked_fill(nothing, 0.0), -1).masked_fill(nothing, 0.0)
     if dropout_p > 0.0:
         weights = _dropout.dropout(weights, dropout_p, True)
     return weights @ value

@@ -72,6 +72,37 @@ def wrap_integer(value: int, dtype: Any) -> int:
     return (value - int(info.min)) % span + int(info.min)
 
 
+def converted_scalar(value: Any, dtype: _dtypes.dtype, float_overflow: bool = False) -> Any:
+    """The Python number ``value`` as an element of ``dtype`` (a fill value, a bound, an exponent),
+    with PyTorch's check: "value cannot be converted to type int8_t without overflow" where it does
+    not fit. As in PyTorch, a negative int that fits the magnitude of an unsigned type wraps around
+    (``-1`` is 255 in uint8), a float meeting an integer type is truncated, bool takes anything, and
+    an int beyond 64 bits is an OverflowError. ``float_overflow``: a float type takes any number
+    (beyond its range: ±inf), as PyTorch's setitem does."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert")
+    if dtype is _dtypes.bool:
+        return bool(value)
+    number = float(value)
+    finite = abs(number) != float("inf") and number == number
+    if dtype.is_floating_point:
+        fits = float_overflow or not finite or abs(number) <= float(numpy.finfo(dtype.numpy).max)
+    else:
+        info = numpy.iinfo(dtype.numpy)
+        smallest = -int(info.max) if info.min == 0 else int(info.min)  # unsigned: -max .. -1 wrap around
+        fits = finite and smallest <= int(value) <= int(info.max)
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow: {value!r}")
+    return value if dtype.is_floating_point else wrap_integer(int(value), dtype.numpy)
+
+
+def opmath(x: Any) -> Any:
+    """``x`` in the type PyTorch's CPU kernels compute a float16 reduction in (float32, its "opmath"):
+    the sum of squares of a variance or a norm, a softmax's sum, a running sum. The caller rounds
+    the result back to float16 once."""
+    return x.astype(numpy.float32) if x.dtype == numpy.float16 else x
+
+
 def reduction_axes(dim: Any, ndim: int) -> tuple | None:
     """``dim`` (None, int, or sequence) as a tuple of non-negative axes; None means all.
 

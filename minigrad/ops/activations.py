@@ -18,6 +18,7 @@ from minigrad.ops._util import (
     zero_where,
 )
 from minigrad.ops.elementwise import Where, _floating, erfc_array
+from minigrad.ops.rounding import _zero_gradient
 from minigrad.performance import parallel
 from minigrad.tensor import Tensor
 
@@ -135,7 +136,9 @@ class ThresholdBackward(Function):
     @staticmethod
     def backward(ctx, grad_grad):
         (y,) = ctx.saved_tensors
-        return ThresholdBackward.apply(grad_grad, y), None
+        # flat in y: an exact zero, not None, so that y's graph is used (PyTorch's double backward)
+        d_y = _zero_gradient(y) if ctx.needs_input_grad[1] else None
+        return ThresholdBackward.apply(grad_grad, y), d_y
 
 
 class LeakyRelu(Function):  # PyTorch names its node LeakyReluBackward0 (LeakyReluBackward1 in place)
@@ -182,7 +185,8 @@ class LeakyReluBackward(Function):
     @staticmethod
     def backward(ctx, grad_grad):
         (a,) = ctx.saved_tensors
-        return LeakyReluBackward.apply(grad_grad, a, ctx.negative_slope), None, None
+        d_a = _zero_gradient(a) if ctx.needs_input_grad[1] else None   # flat in a: zero, as PyTorch
+        return LeakyReluBackward.apply(grad_grad, a, ctx.negative_slope), d_a, None
 
 
 def tanh(a: Tensor) -> Tensor:
@@ -346,7 +350,7 @@ class Elu(Function):
 
 class EluBackward(Function):
     """elu's backward, da = dy where a > 0, else dy · α eᵃ, as a Function of (dy, a);
-    d(da)/d(dy) = the same slope,  d(da)/da = 0 where a > 0, else dy · α eᵃ."""
+    d(da)/d(dy) = the same slope,  d(da)/da = 0 where a ≥ 0, else dy · α eᵃ."""
 
     graph_inputs = (0, 1)
 
@@ -366,7 +370,8 @@ class EluBackward(Function):
         if ctx.needs_input_grad[1]:
             # eᵃ of a clamped at 0: no overflow (and no inf · 0) where a > 0 selects 0
             curvature = a.clamp(max=0).exp() * ctx.alpha
-            d_a = grad_grad * grad * Where.apply(Tensor(a.array > 0), 0.0, curvature)
+            # 0 at the kink a = 0 too, as PyTorch's elu_double_backward (its mask is a < 0)
+            d_a = grad_grad * grad * Where.apply(Tensor(a.array >= 0), 0.0, curvature)
         return d_grad, d_a, None
 
 
@@ -391,7 +396,7 @@ class Softplus(Function):
 
 class SoftplusBackward(Function):
     """softplus's backward, da = dy · σ(βa) (dy where βa > threshold), as a Function of (dy, a);
-    d(da)/d(dy) = the same slope,  d(da)/da = dy · β σ(βa)(1 − σ(βa)) (0 beyond threshold)."""
+    d(da)/d(dy) = the same slope,  d(da)/da = dy · β σ(βa)(1 − σ(βa)) (0 from βa = threshold on)."""
 
     graph_inputs = (0, 1)
 
@@ -414,7 +419,8 @@ class SoftplusBackward(Function):
         if ctx.needs_input_grad[1]:
             z = (a * beta).clamp(max=threshold).exp()
             curvature = z / ((z + 1) * (z + 1)) * beta     # β σ(βa)(1 − σ(βa)) = β z / (1 + z)²
-            d_a = grad_grad * grad * Where.apply(Tensor(a.array * beta > threshold), 0.0, curvature)
+            # 0 at the kink βa = threshold too, as PyTorch's softplus_double_backward (mask βa < threshold)
+            d_a = grad_grad * grad * Where.apply(Tensor(a.array * beta >= threshold), 0.0, curvature)
         return d_grad, d_a, None, None
 
 

@@ -17,6 +17,7 @@ from minigrad.ops._util import (
     array_of,
     as_operand,
     check_broadcast,
+    converted_scalar,
     first_tensor,
     ieee_results,
 )
@@ -34,6 +35,26 @@ def _promoted(ctx: Any, a: Any, b: Any, floating: bool = False) -> tuple:
         dtype = _dtypes.get_default_dtype()
     ctx.dtype = dtype
     return array_of(a, dtype), array_of(b, dtype)
+
+
+def _in_half_opmath(a: Any, b: Any, x: Any, y: Any, commutes: bool = False) -> tuple:
+    """The operands of a float16 product or quotient with a number (or 0-d tensor) as its second
+    operand, as PyTorch's CPU takes them: in float32 (its "opmath"), the number converted to float32
+    rather than float16, so that 0 · 2⁶³ is 0 and not 0 · inf; the result is rounded once to float16.
+    ``commutes``: a number first (``2**63 * t``) counts as second, as Python's ``__rmul__`` gives it to
+    PyTorch. Otherwise (other dtypes, or two tensors): ``(x, y, None)``, the operands as promoted."""
+    result = x.dtype if hasattr(x, "dtype") else y.dtype
+    if result != _dtypes.float16.numpy:
+        return x, y, None
+    if commutes and not isinstance(a, Tensor):
+        y, x, half = _in_half_opmath(b, a, y, x)
+        return x, y, half
+    if isinstance(b, Tensor) and b.ndim != 0:
+        return x, y, None
+    xp = get_array_module(first_tensor(a, b))
+    number = b._array if isinstance(b, Tensor) else xp.asarray(b)
+    first = x if hasattr(x, "astype") else xp.asarray(x, dtype=result)  # a number first: float16, as promoted
+    return first.astype(_dtypes.float32.numpy), number.astype(_dtypes.float32.numpy), result
 
 
 def _save_operands(ctx: Any, a: Any, b: Any, keep_a: bool = True, keep_b: bool = True,
@@ -160,9 +181,10 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = _promoted(ctx, a, b)
         _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1], keep_b=ctx.needs_input_grad[0])
-        return Tensor(x * y)
+        with ieee_results():  # a float16 product beyond its range is inf, silently, as in PyTorch
+            x, y, half = _in_half_opmath(a, b, *_promoted(ctx, a, b), commutes=True)
+            return Tensor(x * y if half is None else (x * y).astype(half))
 
     @staticmethod
     def backward(ctx, grad):
@@ -185,10 +207,10 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        x, y = _promoted(ctx, a, b, floating=True)
         _save_operands(ctx, a, b, keep_a=ctx.needs_input_grad[1])
         with ieee_results():
-            return Tensor(x / y)
+            x, y, half = _in_half_opmath(a, b, *_promoted(ctx, a, b, floating=True))
+            return Tensor(x / y if half is None else (x / y).astype(half))
 
     @staticmethod
     def backward(ctx, grad):
@@ -220,9 +242,23 @@ def _zeros_like(grad: Tensor) -> Tensor:
 def _integer_power(xp: Any, base: Any, exponent: Any) -> Any:
     """Integer ``base ** exponent`` with negative exponents, as PyTorch: the exact 1/base**k truncated
     towards zero, so 1 and -1 keep a magnitude of 1 and every other base gives 0."""
-    magnitude = xp.asarray(base) ** xp.abs(exponent)  # (-1) ** -k == (-1) ** k
-    vanishes = (xp.asarray(exponent) < 0) & (xp.abs(base) != 1)
+    negative = xp.asarray(exponent) < 0
+    # (-1) ** -k == (-1) ** k: only the parity of a negative k counts (|k| overflows for -2⁶³)
+    magnitude = xp.asarray(base) ** xp.where(negative, xp.asarray(exponent) % 2, exponent)
+    vanishes = negative & (xp.abs(base) != 1)
     return xp.where(vanishes, xp.zeros_like(magnitude), magnitude)
+
+
+def _half_power(x: Any, exponent: float) -> Any:
+    """x ** ±0.5 with PyTorch's values at -0 and -inf. Its CPU kernel computes float32 and float64 as
+    sqrt and rsqrt (√-0 = -0, 1/√-0 = -inf, nan at -inf) but float16 as pow (+0 at -0, +inf at
+    -inf); NumPy's power is sqrt for 0.5 and pow for -0.5."""
+    xp = get_array_module(x)
+    if x.dtype == _dtypes.float16.numpy:
+        if exponent < 0:
+            return x ** exponent
+        return xp.where(x == -xp.inf, xp.inf, xp.sqrt(x) + 0)  # + 0: -0 becomes +0
+    return xp.sqrt(x) if exponent > 0 else 1 / xp.sqrt(x)
 
 
 class Pow(Function):
@@ -237,11 +273,15 @@ class Pow(Function):
         x, y = _promoted(ctx, a, b)
         if isinstance(b, int) and b < 0 and x.dtype.kind != "f":  # b a number: a is the tensor
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if isinstance(b, (int, float)) and (x.dtype.kind in "iu" or x.dtype == _dtypes.float16.numpy):
+            converted_scalar(b, _dtypes.from_numpy_dtype(x.dtype))  # int8 ** 300 is refused, as PyTorch's
         try:
             with ieee_results():
-                out = Tensor(x ** y)
+                half_power = type(b) is float and b in (0.5, -0.5) and x.dtype.kind == "f"
+                out = Tensor(_half_power(x, b) if half_power else x ** y)
         except ValueError:  # NumPy refuses an integer array of exponents with negatives; PyTorch does not
-            out = Tensor(_integer_power(get_array_module(first_tensor(a, b)), x, y))
+            power = _integer_power(get_array_module(first_tensor(a, b)), x, y)
+            out = Tensor(power.astype(ctx.dtype.numpy, copy=False))  # (-7) ** int8 is int8, as PyTorch's
         _save_operands(ctx, a, b, out=out if ctx.needs_input_grad[1] else None)  # z, for dz/db = z · ln(a)
         if isinstance(b, Tensor):  # PyTorch's overloads: tensor ** number, tensor ** tensor, number ** tensor
             ctx._name = "PowBackward1" if isinstance(a, Tensor) else "PowBackward2"
@@ -318,9 +358,15 @@ def _trunc_divide(a: Any, b: Any) -> Tensor:
     """a / b rounded towards zero, in the operands' result dtype (``div(rounding_mode='trunc')``)."""
     xp, dtype, x, y = _quotient_operands(a, b, "div_trunc_cpu")
     if dtype.is_floating_point:
-        return Tensor(xp.trunc(x / y))
-    quotient = abs(x) // abs(y)  # exact on integers: trunc(a / b) = sign(a / b) · floor(|a| / |b|)
-    return Tensor(xp.where((x < 0) != (y < 0), -quotient, quotient))
+        with ieee_results():
+            x, y, half = _in_half_opmath(a, b, x, y)
+            quotient = xp.trunc(x / y)
+            return Tensor(quotient if half is None else quotient.astype(half))
+    # floor(a / b), one up where it was rounded down from a negative quotient (not |a| // |b|:
+    # |-128| is -128 in int8)
+    with ieee_results():  # the type's minimum // -1 wraps, as in PyTorch
+        quotient = x // y
+        return Tensor(quotient + (((x < 0) != (y < 0)) & (x % y != 0)).astype(quotient.dtype))
 
 
 class Remainder(Function):

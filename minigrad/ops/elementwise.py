@@ -19,6 +19,7 @@ from minigrad.ops._util import (
     apply_broadcasting,
     array_of,
     as_operand,
+    converted_scalar,
     first_tensor,
     grad_where,
     ieee_results,
@@ -182,13 +183,16 @@ class Where(Function):
     def forward(ctx, condition, a, b):
         dtype = _dtypes.result_type(a, b)
         mask = ctx.condition = condition.array
+        if not dtype.is_floating_point:  # a number operand must fit: int8 refuses 300, as PyTorch's
+            a, b = (v if isinstance(v, Tensor) else converted_scalar(v, dtype) for v in (a, b))
         x, y = array_of(a, dtype), array_of(b, dtype)
         # where(mask, x, 0) and where(mask, 0, y), as clamp's and where's gradients are: by bits, faster
         if _is_positive_zero(y) and isinstance(a, Tensor):
             return Tensor(grad_where(mask, x).astype(dtype.numpy, copy=False))
         if _is_positive_zero(x) and isinstance(b, Tensor):
             return Tensor(zero_where(mask, y).astype(dtype.numpy, copy=False))
-        out = get_array_module(condition).where(mask, x, y)
+        with ieee_results():  # a number beyond float16's range is inf there, as in PyTorch
+            out = get_array_module(condition).where(mask, x, y)
         return Tensor(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
@@ -514,7 +518,7 @@ class Lerp(Function):  # PyTorch's node: LerpBackward0 for a number weight, Lerp
         ctx.weight = weight
         xp = get_array_module(start)
         s, e = start.array, end.array
-        w = weight.array if isinstance(weight, Tensor) else weight
+        w = weight.array.astype(s.dtype, copy=False) if isinstance(weight, Tensor) else weight
         # PyTorch's form: exact at both ends (w = 0 gives start, w = 1 gives end)
         with ieee_results():
             return Tensor(xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype))
@@ -602,7 +606,7 @@ def lerp(start: Tensor, end: Tensor, weight: Any) -> Tensor:
     _tensor_operands(start, end, "lerp")
     operands = (("end", end), ("weight", weight)) if isinstance(weight, Tensor) else (("end", end),)
     for name, other in operands:
-        if other.dtype is not start.dtype:
+        if other.dtype is not start.dtype and not (name == "weight" and other.ndim == 0):  # 0-d: any dtype
             raise RuntimeError(f"expected dtype {_TORCH_DTYPE_NAMES.get(start.dtype.name, start.dtype.name)} "
                                f"for `{name}` but got dtype "
                                f"{_TORCH_DTYPE_NAMES.get(other.dtype.name, other.dtype.name)}")

@@ -249,6 +249,8 @@ class DifferenceLossBackward(Function):
             if not isinstance(curvature, (int, float)):
                 curvature = Tensor(curvature)
             grad_input = gg * grad * (curvature / diff.size if reduction == "mean" else curvature)
+        elif ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            grad_input = Tensor(get_array_module(diff).zeros_like(diff))  # f″ = 0: zeros, as PyTorch's
         grad_target = None if grad_input is None else -grad_input
         return grad_grad, grad_input, grad_target, None, None, None, None
 

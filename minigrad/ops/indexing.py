@@ -16,7 +16,7 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import ViewInfo, mark_view
+from minigrad.ops._util import TORCH_TYPE_NAMES, ViewInfo, converted_scalar, ieee_results, mark_view
 from minigrad.tensor import Tensor
 
 
@@ -61,6 +61,8 @@ class SplitKey:
             else:  # a slice, None or Ellipsis: applied in step one
                 first.append(part)
                 second.append(part if part is Ellipsis else slice(None))
+        if Ellipsis not in first:  # so that step one is a view, also a 0-d one (a[0-d index] = v)
+            first.append(Ellipsis)
         self.first, self.second = tuple(first), tuple(second)
 
 
@@ -250,6 +252,13 @@ def mark_multi_output(piece: Tensor, node_name: str, index: int) -> Tensor:
     return piece
 
 
+def _is_index_array(part: Any) -> bool:
+    """A part of a key that PyTorch indexes with (a tensor, list or array; not a 0-d integer tensor)."""
+    if isinstance(part, Tensor):
+        return part.ndim != 0 or part.dtype in (_dtypes.bool, _dtypes.uint8)
+    return isinstance(part, (list, numpy.ndarray))
+
+
 class IndexPut(Function):
     """y = a with y[key] = value;   da = dy with zeros at key (itself an IndexPut),  dvalue = dy[key] (summed
     to value's shape by the engine)."""
@@ -259,7 +268,8 @@ class IndexPut(Function):
         out = a.array.copy()
         source = value.array if isinstance(value, Tensor) else value
         try:
-            write(out, key, source)
+            with ieee_results():  # a number beyond a float16's range is inf there, as in PyTorch
+                write(out, key, source)
         except ValueError:  # the array library's broadcast error, as PyTorch's
             target = list(read(out, key).shape)
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(source.shape)} cannot be "
@@ -281,11 +291,25 @@ class IndexPut(Function):
 
 
 def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
+    one_value = not isinstance(value, Tensor) or value.numel() == 1
+    raw = [part for part in (key if isinstance(key, tuple) else (key,)) if _is_index_array(part)]
+    if one_value and len(raw) == 1 and isinstance(raw[0], Tensor) and raw[0].dtype is _dtypes.uint8:
+        # PyTorch puts one value at one mask with masked_fill_, which takes no byte mask
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     key, _ = prepare_key(a, key)
     if isinstance(value, Tensor):
         if value.device != a.device:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found {a.device} and "
                                f"{value.device} (index_put)")
+        parts = key.second if isinstance(key, SplitKey) else key
+        arrays = [part for part in parts if hasattr(part, "dtype")]
+        fills_a_mask = one_value and len(arrays) == 1 and arrays[0].dtype == bool
+        if value.dtype is not a.dtype and arrays and not fills_a_mask:
+            # PyTorch converts a value only for a basic key (a copy into a view) or for one value put
+            # at one mask (masked_fill); index arrays need the destination's dtype
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{TORCH_TYPE_NAMES[a.dtype.name]} for the destination and "
+                               f"{TORCH_TYPE_NAMES[value.dtype.name]} for the source.")
         if value.dtype is not a.dtype:
             value = value.to(a.dtype)
     elif isinstance(value, (list, tuple, numpy.ndarray, str)) or value is None:
@@ -295,6 +319,6 @@ def index_put(a: Tensor, key: Any, value: Any) -> Tensor:
         from minigrad.creation import tensor  # noqa: PLC0415
 
         value = tensor(value, dtype=a.dtype, device=a.device)
-    elif not a.dtype.is_floating_point and isinstance(value, float) and a.dtype is not _dtypes.bool:
-        value = int(value)
+    else:  # a number, as an element of a's type: int8 refuses 300, uint8 takes -1 as 255, as PyTorch
+        value = converted_scalar(value, a.dtype, float_overflow=True)
     return IndexPut.apply(a, key, value)

@@ -34,10 +34,11 @@ from typing import Any
 import numpy  # dtype metadata only (finfo, iinfo), never tensor data
 
 from minigrad import dtypes as _dtypes
-from minigrad.autograd.function import Function
+from minigrad.autograd.function import Function, move_retained_grad
 from minigrad.autograd.grad_mode import _GradMode, no_grad
 from minigrad.backend import get_array_module
-from minigrad.ops._util import ViewInfo, address_of, product
+from minigrad.ops import indexing
+from minigrad.ops._util import ViewInfo, address_of, converted_scalar, product
 from minigrad.tensor import Tensor
 
 
@@ -45,8 +46,12 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
     """Replace ``a``'s values with ``compute(a)``, recording the op if the graph needs it."""
     view = None
     if a._base is not None:
-        _check_no_overlap(a)
+        if op_name not in _FILLS:  # a fill writes one value, however often an element appears
+            _check_no_overlap(a)
         view = a._view
+    for other in others:
+        if isinstance(other, Tensor) and op_name != "__setitem__":  # setitem checks the region it writes
+            check_partial_overlap(a._array, other._array)
     recording = _GradMode.enabled and (
         a.requires_grad or (view is not None and view.base._requires_grad)
         or any(isinstance(o, Tensor) and o.requires_grad for o in others))
@@ -59,9 +64,11 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
         with no_grad():
             result = compute(a)
     _check_result(a, result, op_name)
-    a._array[...] = result._array
+    _assign(a, result._array)
     if recording:
+        old_node, old_output_nr = a._grad_fn, a._output_nr
         a._grad_fn, a._output_nr, a._requires_grad = result._grad_fn, result._output_nr, result._requires_grad
+        move_retained_grad(a, old_node, old_output_nr)
     a._bump_version(op_name)
     return a
 
@@ -85,7 +92,7 @@ class CopySlices(Function):
 
     @staticmethod
     def forward(ctx, base, value, view_fn):
-        view_fn(base.array)[...] = value.array
+        write_through(base.array, view_fn, value.array)
         ctx.view_fn = view_fn
         return Tensor(base.array)
 
@@ -159,7 +166,9 @@ def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[T
     _check_result(a, result, op_name)
     base = view.base
     new_base = CopySlices.apply(base, result, view.fn)  # writes the result through the view
+    old_node, old_output_nr = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr, base._requires_grad = new_base._grad_fn, 0, new_base._requires_grad
+    move_retained_grad(base, old_node, old_output_nr)
     a._bump_version(op_name)
     _view_again(a, view)
     return a
@@ -167,7 +176,9 @@ def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[T
 
 def _view_again(a: Tensor, view: ViewInfo) -> None:
     new_view = AsStrided.apply(view.base, view.fn)
+    old_node, old_output_nr = a._grad_fn, a._output_nr
     a._grad_fn, a._output_nr, a._requires_grad = new_view._grad_fn, 0, new_view._requires_grad
+    move_retained_grad(a, old_node, old_output_nr)
     view.version = a._version
 
 
@@ -232,10 +243,77 @@ def _check_view_record(a: Tensor, view: ViewInfo) -> None:
                            "the change.")
 
 
+_FILLS = ("fill_", "zero_")
+
+
+def _assign(a: Tensor, values: Any) -> None:
+    """``a``'s elements = ``values``, through its base when ``a`` is an expanded view."""
+    if a._view is not None and _repeats(a._array):
+        write_through(a._view.base._array, a._view.fn, values)
+    else:
+        a._array[...] = values
+
+
+def write_through(base: Any, view_fn: Callable, values: Any) -> None:
+    """``view_fn(base)[...] = values``. NumPy makes an expanded view (stride 0) read-only: there each
+    element of ``base`` the view shows is written once, by its flat position (a fill's one value)."""
+    view = view_fn(base)
+    if not _repeats(view):
+        view[...] = values
+        return
+    xp = get_array_module(base)
+    changed = base.copy()  # C order: reshape(-1) is a view of it
+    changed.reshape(-1)[_positions(view_fn, base.shape, xp)] = xp.broadcast_to(values, view.shape).reshape(-1)
+    base[...] = changed
+
+
+def setitem(a: Tensor, key: Any, value: Any) -> Tensor:
+    """``a[key] = value``, recorded as the other in-place ops are."""
+    if (isinstance(value, Tensor) and type(value._array) is type(a._array)
+            and get_array_module(a).may_share_memory(a._array, value._array)):
+        parts, basic = indexing.prepare_key(a, key)
+        if basic:  # the region written is a view (Ellipsis: also for a[0, 1]): it must not partly overlap
+            check_partial_overlap(a._array[parts if Ellipsis in parts else parts + (Ellipsis,)], value._array)
+    return apply(a, "__setitem__", lambda t: indexing.index_put(t, key, value), value)
+
+
+def check_partial_overlap(written: Any, read: Any) -> None:
+    """PyTorch's rule: an in-place op may read the memory it writes only element for element (``a += a``),
+    not shifted (``a[1:] += a[:-1]``, whose result would depend on the order of the loop). As in
+    PyTorch, only dense (contiguous) arrays are compared; other layouts are let through."""
+    # the same array, or two that own their memory (``base`` None; an array library without it checks on)
+    if written is read or (getattr(written, "base", False) is None and getattr(read, "base", False) is None):
+        return
+    xp = get_array_module(written)
+    if type(read) is not type(written):  # on two devices: the device error comes from the op itself
+        return
+    if not (_dense(written) and _dense(read)) or written.size == 0 or read.size == 0:
+        return
+    if not xp.may_share_memory(written, read):  # exact for dense arrays: their bounds are their memory
+        return
+    # the lowest address of each (Ellipsis: a view also of a 0-d array)
+    first = (slice(0, 1),) * written.ndim + (Ellipsis,), (slice(0, 1),) * read.ndim + (Ellipsis,)
+    if (written.shape == read.shape and written.strides == read.strides
+            and xp.shares_memory(written[first[0]], read[first[1]])):
+        return
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                       "refer to a single memory location. Please clone() the tensor before performing the "
+                       f"operation. (a tensor of shape {list(read.shape)} read while one of shape "
+                       f"{list(written.shape)} is written)")
+
+
+def _dense(array: Any) -> bool:
+    return bool(array.flags.c_contiguous or array.flags.f_contiguous)
+
+
+def _repeats(array: Any) -> bool:
+    """An expanded array: one element in several places (a stride of 0)."""
+    return any(step == 0 and n > 1 for step, n in zip(array.strides, array.shape))
+
+
 def _check_no_overlap(a: Tensor) -> None:
     """An expanded view holds one element in several places (stride 0): PyTorch refuses to write it."""
-    array = a._array
-    if any(step == 0 and n > 1 for step, n in zip(array.strides, array.shape)):
+    if _repeats(a._array):
         raise RuntimeError(f"unsupported operation: more than one element of the written-to tensor (of "
                            f"shape {list(a.shape)}) refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
@@ -285,13 +363,14 @@ def fill(a: Tensor, op_name: str, value: Any) -> Tensor:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         value = value.item()
+    value = converted_scalar(value, a.dtype)  # int8 refuses 300, uint8 takes -1 as 255, as PyTorch
     if _is_graph_view(a):
         return apply(a, op_name, lambda t: Tensor(get_array_module(t).full_like(t.array, value)))
     if a._grad_fn is not None and _GradMode.enabled:  # recorded, as PyTorch's FillBackward0
         node = Zero if op_name == "zero_" else Fill
         return apply(a, op_name, lambda t: node.apply(t, value))
     _check_allowed(a, None, op_name, _GradMode.enabled)
-    a._array.fill(value)  # under no_grad a tensor keeps its history, as in PyTorch
+    _assign(a, value)  # under no_grad a tensor keeps its history, as in PyTorch
     a._bump_version(op_name)
     return a
 

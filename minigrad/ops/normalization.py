@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import normalization as checks
-from minigrad.ops._util import not_implemented_for
+from minigrad.ops._util import TORCH_TYPE_NAMES, not_implemented_for
 from minigrad.tensor import Tensor
 
 
@@ -244,7 +245,7 @@ class LayerNorm(Function):
             out += bias.array
         ctx.statistics = (axes, mean, inv_std, eps)
         ctx.save_for_backward(input, weight)
-        return Tensor(out)
+        return Tensor(out.astype(x.dtype, copy=False))  # float32 parameters keep a float16 input's dtype
 
     @staticmethod
     def backward(ctx, grad):
@@ -311,4 +312,19 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
                                f"shape {list(value.shape)} and normalized_shape = {list(shape)}")
     if not input.dtype.is_floating_point:
         raise not_implemented_for("LayerNormKernelImpl", input)
+    _check_parameter_dtypes(input, weight, bias)
     return LayerNorm.apply(input, len(shape), weight, bias, eps)
+
+
+def _check_parameter_dtypes(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> None:  # noqa: A002
+    """PyTorch's CPU kernel takes parameters of the input's dtype, or float32 ones for a float16 input."""
+    parameters = [p for p in (weight, bias) if p is not None]
+    if all(p.dtype is input.dtype for p in parameters):
+        return
+    if input.dtype is _dtypes.float16 and all(p.dtype is _dtypes.float32 for p in parameters):
+        return
+    given = (("weight", weight), ("bias", bias))
+    found = ", ".join(f"{name} {p.dtype.name}" for name, p in given if p is not None)
+    raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                       f"{TORCH_TYPE_NAMES[input.dtype.name]} (the input's {input.dtype.name}), "
+                       f"but got {found}")

@@ -384,7 +384,12 @@ class MaxPool2dBackward(Function):
         kernel_size, stride, padding, dilation, _ = ctx.settings
         taps = max_pool2d_taps(x.array, *ctx.settings)
         indices = Tensor(max_pool2d_indices(taps, x.shape[-2:], kernel_size, stride, padding, dilation))
-        return _read_at(grad, indices), None, None, None, None, None, None, None
+        return _read_at(grad, indices), _flat_in_input(ctx, x), None, None, None, None, None, None
+
+
+def _flat_in_input(ctx: Any, x: Tensor) -> Tensor | None:
+    """d(dx)/dx of a max-pooling backward: exactly zero (not None: x's graph is used, as PyTorch's)."""
+    return Tensor(get_array_module(x).zeros_like(x.array)) if ctx.needs_input_grad[1] else None
 
 
 def _read_at(grad: Tensor, indices: Tensor) -> Tensor:
@@ -487,7 +492,9 @@ def _window_inside(xp: Any, size: int, out: int) -> Any:
     """(out, K) booleans beside :func:`_window_taps`: False where a short window repeats a position."""
     starts, ends = adaptive_windows(size, out)
     longest = max((e - s for s, e in zip(starts, ends)), default=1)
-    return xp.asarray(starts)[:, None] + xp.arange(longest) < xp.asarray(ends)[:, None]
+    # int64 also when out = 0 (no windows: NumPy would make an empty float array)
+    starts, ends = xp.asarray(starts, dtype=xp.int64), xp.asarray(ends, dtype=xp.int64)
+    return starts[:, None] + xp.arange(longest) < ends[:, None]
 
 
 def _window_taps(xp: Any, size: int, out: int) -> Any:
@@ -495,8 +502,17 @@ def _window_taps(xp: Any, size: int, out: int) -> Any:
     position (a repeat changes neither a maximum nor which position is its first)."""
     starts, ends = adaptive_windows(size, out)
     longest = max((e - s for s, e in zip(starts, ends)), default=1)
-    taps = xp.asarray(starts)[:, None] + xp.arange(longest)
-    return xp.minimum(taps, xp.asarray(ends)[:, None] - 1)
+    taps = xp.asarray(starts, dtype=xp.int64)[:, None] + xp.arange(longest)
+    return xp.minimum(taps, xp.asarray(ends, dtype=xp.int64)[:, None] - 1)
+
+
+def _check_not_empty(grad_output: Tensor, function: str) -> None:
+    """An output size of 0 pools to an empty tensor, but PyTorch's backward refuses it."""
+    for axis in (-2, -1):
+        if grad_output.shape[axis] == 0:
+            raise RuntimeError(f"{function}(): Expected grad_output to have non-zero size for non-batch "
+                               f"dimensions, but grad_output has sizes {list(grad_output.shape)} with "
+                               f"dimension {grad_output.ndim + axis} being empty")
 
 
 class AdaptiveAvgPool2dFunction(Function):
@@ -541,6 +557,7 @@ class AdaptiveAvgPool2dBackward(Function):
 
     @staticmethod
     def forward(ctx, grad_output, input, windows):  # noqa: A002 (PyTorch's name)
+        _check_not_empty(grad_output, "adaptive_avg_pool2d_backward")
         g = grad_output.array
         input_shape = tuple(input.shape)
         xp = get_array_module(g)
@@ -577,7 +594,8 @@ class AdaptiveMaxPool2dFunction(Function):
         rows = _window_taps(xp, x.shape[-2], output_size[0])
         cols = _window_taps(xp, x.shape[-1], output_size[1])
         taps = x[..., rows, :][..., cols]                                   # (…, oh, Kh, ow, Kw)
-        taps = xp.moveaxis(taps, -3, -2).reshape(taps.shape[:-4] + tuple(output_size) + (-1,))
+        window = rows.shape[1] * cols.shape[1]  # not -1: an output size of 0 leaves nothing to infer it from
+        taps = xp.moveaxis(taps, -3, -2).reshape(taps.shape[:-4] + tuple(output_size) + (window,))
         ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
         if 0 in taps.shape:
             ctx.argmax = xp.zeros(taps.shape[:-1], dtype=xp.int64)
@@ -607,10 +625,12 @@ class AdaptiveMaxPool2dBackward(Function):
 
     @staticmethod
     def forward(ctx, grad_output, input, argmax):  # noqa: A002 (PyTorch's name)
+        _check_not_empty(grad_output, "adaptive_max_pool2d_backward")
         g = grad_output.array
         input_shape = tuple(input.shape)
         xp = get_array_module(g)
         ctx.argmax = argmax
+        ctx.save_for_backward(input)
         plane = input_shape[-2] * input_shape[-1]
         planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
         offsets = (xp.arange(planes) * plane).reshape(g.shape[:-2] + (1, 1))
@@ -620,7 +640,8 @@ class AdaptiveMaxPool2dBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _read_at(grad, Tensor(ctx.argmax)), None, None
+        (x,) = ctx.saved_tensors
+        return _read_at(grad, Tensor(ctx.argmax)), _flat_in_input(ctx, x), None
 
 
 def _scan_winner(xp: Any, taps: Any) -> Any:

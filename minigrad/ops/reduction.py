@@ -17,7 +17,14 @@ from minigrad.autograd.grad_mode import _GradMode
 from minigrad.backend import get_array_module
 from minigrad.compat import return_types
 from minigrad.ops._checks import reduction as checks
-from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, product, reduction_axes
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    grad_where,
+    ieee_results,
+    opmath,
+    product,
+    reduction_axes,
+)
 from minigrad.ops.elementwise import Where
 from minigrad.ops.shape import ConstantPad, Expand, Unsqueeze, View
 from minigrad.tensor import ALL_DIMS, Tensor
@@ -108,16 +115,20 @@ def mean(a: Tensor, dim: Any = ALL_DIMS, keepdim: bool = False, *, dtype: Any = 
     return (Mean if dim is None else MeanDims).apply(a, reduction_axes(dim, a.ndim), keepdim)
 
 
-def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float) -> Any:
-    """Σ (a - ā)² / max(N - correction, 0) as an array; nan or inf (no warning) when that is 0."""
+def _var_forward(ctx: Any, a: Tensor, axes: tuple | None, keepdim: bool, correction: float,
+                 root: bool = False) -> Any:
+    """Σ (a - ā)² / max(N - correction, 0) as an array; nan or inf (no warning) when that is 0.
+    ``root``: its square root, the standard deviation (taken before a float16 result is rounded)."""
     _remember_shapes(ctx, a, axes, keepdim)
     ctx.axes, ctx.correction = axes, correction
     ctx.count = _reduced_count(a.array.shape, axes)
-    x = a.array
+    x = opmath(a.array)  # float16 in float32, as PyTorch's
     with ieee_results():  # N - correction <= 0 divides by 0, and inf - inf = nan: PyTorch stays silent
         centred = x - x.sum(axis=axes, keepdims=True) / ctx.count
         out = (centred * centred).sum(axis=axes, keepdims=keepdim) / builtins.max(ctx.count - correction, 0)
-    return out.astype(x.dtype, copy=False)
+        if root:
+            out = get_array_module(a).sqrt(out)
+        return out.astype(a.array.dtype, copy=False)
 
 
 def _var_backward(ctx: Any, grad: Tensor, a: Tensor) -> Tensor:
@@ -151,8 +162,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, a, axes, keepdim, correction):
-        xp = get_array_module(a)
-        out = Tensor(xp.sqrt(_var_forward(ctx, a, axes, keepdim, correction)))
+        out = Tensor(_var_forward(ctx, a, axes, keepdim, correction, root=True))
         ctx.save_for_backward(a, out)
         return out
 
@@ -419,8 +429,10 @@ class Cumsum(Function):
         if dtype is None and not a.dtype.is_floating_point:
             dtype = _dtypes.int64
         x = a.array.reshape(1) if a.ndim == 0 else a.array
-        out = get_array_module(a).cumsum(x, axis=axis, dtype=None if dtype is None else dtype.numpy)
-        return Tensor(out.reshape(a.array.shape))
+        target = x.dtype if dtype is None else dtype.numpy
+        with ieee_results():  # a float16 running sum (in float32) beyond float16's range is inf, silently
+            out = get_array_module(a).cumsum(opmath(x), axis=axis, dtype=None if dtype is None else target)
+            return Tensor(out.reshape(a.array.shape).astype(target, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -481,10 +493,11 @@ class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
         _remember_shapes(ctx, a, axes, keepdim)
         ctx.p = p
         xp = get_array_module(a)
-        x = xp.abs(a.array)
+        x = opmath(xp.abs(a.array))  # float16 in float32, as PyTorch's
         with ieee_results():
             if p == math.inf or p == -math.inf:
-                if x.size == 0:
+                reduced = x.shape if axes is None else [x.shape[axis] for axis in axes]
+                if 0 in reduced:  # an empty tensor reduced over non-empty dims is fine: nothing to do
                     raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor "
                                        f"because the operation does not have an identity")
                 out = x.max(axis=axes, keepdims=keepdim) if p > 0 else x.min(axis=axes, keepdims=keepdim)
@@ -496,7 +509,7 @@ class LinalgVectorNorm(Function):  # PyTorch's node: LinalgVectorNormBackward0
                 out = xp.sqrt((x * x).sum(axis=axes, keepdims=keepdim))
             else:
                 out = (x ** p).sum(axis=axes, keepdims=keepdim) ** (1 / p)
-        out = Tensor(xp.asarray(out).astype(x.dtype, copy=False))
+            out = Tensor(xp.asarray(out).astype(a.array.dtype, copy=False))
         ctx.save_for_backward(a, out)
         return out
 

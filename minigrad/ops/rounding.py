@@ -4,6 +4,7 @@ lies inside the bounds."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from minigrad import dtypes as _dtypes
@@ -11,6 +12,7 @@ from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._util import (
     array_of,
+    converted_scalar,
     ieee_results,
     not_implemented_for,
     sign_array,
@@ -28,16 +30,23 @@ class Clamp(Function):
     def forward(ctx, a, low, high):
         if low is None and high is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
+        if dtype is _dtypes.bool:
+            kernel = "clamp_scalar_cpu" if low is not None and high is not None else \
+                "clamp_min_scalar_cpu" if low is not None else "clamp_max_scalar_cpu"
+            raise not_implemented_for(kernel, a)
+        # the bounds as elements of the result's type: int8 refuses 300, uint8 takes -1 as 255
+        low, high = (None if v is None else converted_scalar(v, dtype) for v in (low, high))
         ctx.save_for_backward(a)
         ctx.low, ctx.high = low, high
-        dtype = _dtypes.result_type(a, *(v for v in (low, high) if v is not None))
         out = array_of(a, dtype)
         xp = get_array_module(a)
-        # Selected as PyTorch's min(max(a, low), high): a itself unless beyond a bound, so -0.0 and nan stay.
+        # Selected as PyTorch's min(max(a, low), high): a itself unless beyond a bound, so -0.0 and nan
+        # stay; a nan bound gives nan.
         if low is not None:
-            out = xp.where(out < low, low, out)
+            out = xp.where((out < low) | (low != low), low, out)
         if high is not None:
-            out = xp.where(out > high, high, out)
+            out = xp.where((out > high) | (high != high), high, out)
         return Tensor(out.astype(dtype.numpy, copy=False))
 
     @staticmethod
@@ -58,6 +67,10 @@ def clamp(a: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 
             out = where(out < min, min, out)
         if max is not None:
             out = where(out > max, max, out)
+        # a nan bound gives nan, and no gradient to a or the bound there (PyTorch's clamp_backward)
+        for bound in (min, max):
+            if isinstance(bound, Tensor) and bound.dtype.is_floating_point and bool(bound.isnan().any()):
+                out = where(bound.isnan(), math.nan, out)
         return out
     return Clamp.apply(a, min, max)
 

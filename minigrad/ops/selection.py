@@ -9,6 +9,7 @@ backward moves the gradient back the way the forward moved the numbers.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from minigrad._arguments import int_argument
@@ -18,6 +19,7 @@ from minigrad.ops import indexing, inplace
 from minigrad.ops import shape as shape_ops
 from minigrad.ops._checks import selection as checks
 from minigrad.ops._checks import shape as shape_checks
+from minigrad.ops._util import converted_scalar
 from minigrad.ops.reduction import SumDims
 from minigrad.ops.shape import View
 from minigrad.tensor import Tensor, _normalize_dim
@@ -151,7 +153,12 @@ class Repeat(Function):
     @staticmethod
     def forward(ctx, a, reps):
         ctx.reps, ctx.input_shape = reps, a.array.shape
-        return Tensor(get_array_module(a).tile(a.array, reps) if reps else a.array.copy())
+        try:
+            return Tensor(get_array_module(a).tile(a.array, reps) if reps else a.array.copy())
+        except MemoryError:  # NumPy's; PyTorch's is a RuntimeError
+            raise RuntimeError(f"can't allocate memory: repeat{tuple(reps)} of a tensor of shape "
+                               f"{list(a.shape)} needs {a.element_size() * a.numel() * math.prod(reps)} "
+                               "bytes") from None
 
     @staticmethod
     def backward(ctx, grad):
@@ -260,7 +267,7 @@ def masked_fill(a: Tensor, mask: Tensor, value: Any) -> Tensor:
         if value.requires_grad:  # differentiable in value too: where(mask, value, a)
             return where(mask, value.to(a.dtype), a)
         value = value.item()
-    return MaskedFill.apply(a, mask, value)
+    return MaskedFill.apply(a, mask, converted_scalar(value, a.dtype))  # uint8 takes -1 as 255, as PyTorch
 
 
 def masked_fill_(a: Tensor, mask: Tensor, value: Any) -> Tensor:

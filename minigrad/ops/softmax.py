@@ -11,7 +11,7 @@ from typing import Any
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._util import ieee_results
+from minigrad.ops._util import ieee_results, opmath
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -32,7 +32,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, a, axis):
         xp = get_array_module(a)
-        out = Tensor(xp.exp(log_softmax_array(a.array, axis)))
+        out = Tensor(xp.exp(log_softmax_array(opmath(a.array), axis)).astype(a.array.dtype, copy=False))
         ctx.axis = axis
         ctx.save_for_backward(out)
         return out
@@ -75,7 +75,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, a, axis):
-        out = Tensor(log_softmax_array(a.array, axis))
+        out = Tensor(log_softmax_array(opmath(a.array), axis).astype(a.array.dtype, copy=False))
         ctx.axis = axis
         ctx.save_for_backward(out)
         return out
@@ -128,7 +128,7 @@ def _floating(a: Tensor, dtype: Any) -> Tensor:
 
     if dtype is not None:
         return a.to(dtypes.dtype_argument(dtype, "softmax"))
-    if not a.dtype.is_floating_point:
+    if not a.dtype.is_floating_point and a.numel() != 0:  # PyTorch returns an empty integer tensor as it is
         raise NotImplementedError(f"softmax is not implemented for integer tensors (got {a.dtype.name})")
     return a
 

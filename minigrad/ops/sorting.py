@@ -95,6 +95,8 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     in order (``sorted=False`` allows any order). Among equal values the indices are PyTorch's on the
     CPU (``topk_ties.py``): four equal values and k = 2 give [2, 3]."""
     k = int_argument(k, "topk", "k", position=1)
+    if a.dtype is _dtypes.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     axis = _dim(a, dim, "topk")
     size = a.shape[axis] if a.ndim else 1
     if not 0 <= k <= size:

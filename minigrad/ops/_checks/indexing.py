@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy
@@ -19,7 +20,7 @@ def key_parts(a: Tensor, key: Any) -> tuple[list, bool]:
     wrap an out-of-range index around instead of raising.
     """
     xp = get_array_module(a)
-    parts = key if isinstance(key, tuple) else (key,)
+    parts = _single_ellipsis(a, tuple(key) if _sequence_as_tuple(key) else (key,))
     prepared, basic = [], True
     dim = 0  # the dimension of ``a`` the next part indexes
     explicit = sum(1 for p in parts if p is not None and p is not Ellipsis and not _is_bool_part(p))
@@ -35,6 +36,10 @@ def key_parts(a: Tensor, key: Any) -> tuple[list, bool]:
                 part = part.astype(numpy.int64)
         elif isinstance(part, numpy.ndarray) or backend.device_of(part) != backend.CPU:
             part = _on_device_of(a, part)  # a NumPy index array, as PyTorch accepts
+        if hasattr(part, "dtype") and part.dtype == numpy.uint8:  # a byte tensor is a mask, as in PyTorch
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                          "instead.", UserWarning, stacklevel=5)
+            part = part.astype(bool)
         if part is Ellipsis:
             dim += a.ndim - explicit
         elif part is None:
@@ -48,7 +53,7 @@ def key_parts(a: Tensor, key: Any) -> tuple[list, bool]:
             if part.dtype == bool:
                 _check_mask(a, part, dim)
                 dim += part.ndim
-            elif part.dtype.kind in "iu":
+            elif part.dtype in (numpy.int64, numpy.int32) or (part.dtype.kind == "i" and part.ndim == 0):
                 _check_bounds(a, part, dim)
                 dim += 1
             else:
@@ -72,6 +77,33 @@ def key_parts(a: Tensor, key: Any) -> tuple[list, bool]:
     if not basic:
         _check_index_shapes(prepared)
     return prepared, basic
+
+
+def _sequence_as_tuple(key: Any) -> bool:
+    """PyTorch's rule for a key that is not a tuple: a list (any sequence but a string or a tensor)
+    of fewer than 32 parts is a tuple of indices when a part is a sequence, a slice, a Tensor, None or
+    Ellipsis (``x[[[1], [0]]]`` is ``x[[1], [0]]``); otherwise it is one index (``x[[1, 0]]``)."""
+    if isinstance(key, tuple):
+        return True
+    if not isinstance(key, (list, range)) or len(key) >= 32:
+        return False
+    return any(isinstance(part, (list, tuple, range, slice, Tensor, numpy.ndarray)) or part is None
+               or part is Ellipsis for part in key)
+
+
+def _single_ellipsis(a: Tensor, parts: tuple) -> tuple:
+    """PyTorch lets each ``...`` stand for the dimensions the key does not name: after the first,
+    that leaves none, so a later one is dropped (``x[..., 0, ...]`` is ``x[..., 0]``); NumPy refuses two.
+    An index after a later ``...`` would be past the last dimension, as in PyTorch."""
+    ellipses = [i for i, part in enumerate(parts) if part is Ellipsis]
+    if len(ellipses) < 2:
+        return parts
+    explicit = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    after_second = any(p is not None and p is not Ellipsis for p in parts[ellipses[1]:])
+    if after_second and a.ndim > explicit:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}: each '...' of the key "
+                         f"stands for {a.ndim - explicit} dimension(s)")
+    return tuple(p for i, p in enumerate(parts) if p is not Ellipsis or i == ellipses[0])
 
 
 def _on_device_of(a: Tensor, index: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -15,9 +16,14 @@ def sizes_argument(args: tuple) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
     try:
-        return tuple(operator.index(n) for n in args)
+        sizes = tuple(operator.index(n) for n in args)
     except TypeError:
         raise TypeError(f"sizes must be a tuple of ints, but got {list(args)}") from None
+    for position, n in enumerate(sizes, start=1):
+        if not -2**63 <= n < 2**63:  # PyTorch's sizes are int64
+            raise TypeError(f"argument 'size' failed to unpack the object at pos {position} with error "
+                            f"\"Overflow when unpacking long long\" ({n})")
+    return sizes
 
 
 def infer_shape(shape: tuple, numel: int) -> tuple:
@@ -97,6 +103,8 @@ def expanded_shape(a: Tensor, sizes: tuple) -> tuple:
                                f"({current}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                f"Tensor sizes: {list(a.shape)}")
         shape.append(size)
+    if math.prod(shape) >= 2**63:  # a view of no memory, but its element count is an int64
+        raise RuntimeError(f"numel: integer multiplication overflow (expand to {shape})")
     return tuple(shape)
 
 
