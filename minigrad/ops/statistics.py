@@ -1,0 +1,381 @@
+"""Order statistics and paired summaries: ``median``, ``nanmedian``, ``kthvalue``, ``mode``, ``quantile``,
+``nanquantile``, ``nanmean``, ``std_mean``, ``var_mean`` and ``aminmax``.
+
+Each order statistic *selects* an element of every line along ``dim``, so its gradient goes back to the
+element selected, and nowhere else: ``da = zeros`` with ``dvalues`` put at ``indices`` (a ``scatter``,
+whose own backward gathers again). The selection is one stable argsort of every line (NaN sorts last,
+as the largest value), no loop over lines:
+
+    kthvalue(k):  the line's k-th smallest value          (position k − 1 of the sorted line)
+    median:       its lower median                          (position ⌊(n − 1) / 2⌋; NaN if the line has one)
+    nanmedian:    the lower median of its non-NaN values   (position ⌊(c − 1) / 2⌋ of c valid values)
+    mode:         its most frequent value (the smallest, if several), and where it last occurs
+
+``median()`` of a whole tensor spreads its gradient evenly over the elements equal to the median, as
+PyTorch's does. ``quantile`` interpolates between two sorted neighbours: it is written in the ops it
+uses (``sort``, ``gather``, ``lerp``), so its gradient is theirs.
+"""
+
+# ruff: noqa: A002  (``input`` is PyTorch's argument name)
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minigrad import dtypes as _dtypes
+from minigrad import return_types
+from minigrad._arguments import bool_argument, int_argument
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.backend import get_array_module
+from minigrad.ops import reduction
+from minigrad.ops._checks.reduction import check_int_dim, one_axis
+from minigrad.ops._util import check_tensor_arguments, reduction_axes
+from minigrad.ops.elementwise import where
+from minigrad.ops.scatter import Scatter
+from minigrad.tensor import Tensor
+
+_INT64 = _dtypes.int64.numpy
+
+
+class SelectAlong(Function):
+    """(values, indices) = one element picked from every line along ``axis`` by ``pick``;
+    da = zeros with dvalues put back at indices (zeros.scatter(axis, indices, dvalues))."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, a, axis, keepdim, pick, name):
+        ctx._name = name
+        xp = get_array_module(a)
+        array = a.array.reshape(1) if a.ndim == 0 else a.array
+        index = pick(xp, array, axis).astype(_INT64, copy=False)  # (..., 1, ...): the lines' picks
+        values = xp.take_along_axis(array, index, axis=axis)
+        ctx.input_shape, ctx.axis, ctx.index, ctx.keepdim = a.shape, axis, index, keepdim
+        if a.ndim == 0 or not keepdim:
+            shape = tuple(n for d, n in enumerate(index.shape) if d != axis) if a.ndim else ()
+            values, index = values.reshape(shape), index.reshape(shape)
+        indices = Tensor(index)
+        ctx.mark_non_differentiable(indices)
+        return Tensor(values), indices
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        if len(ctx.input_shape) == 0:  # a 0-d tensor: its one value
+            return grad, None, None, None, None
+        if not ctx.keepdim:
+            grad = grad.unsqueeze(ctx.axis)
+        zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
+        return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None, None
+
+
+def _sorted_positions(xp: Any, array: Any, axis: int) -> Any:
+    """The stable ascending order of each line (NaN last, as the largest value, as in PyTorch)."""
+    return xp.argsort(array, axis=axis, kind="stable")
+
+
+def _at(xp: Any, order: Any, axis: int, position: Any) -> Any:
+    """``order`` at ``position`` (a number, or one per line with ``axis`` of size 1) along ``axis``."""
+    if not hasattr(position, "shape"):
+        shape = list(order.shape)
+        shape[axis] = 1
+        position = xp.full(shape, position, dtype=_INT64)
+    return xp.take_along_axis(order, position, axis=axis)
+
+
+def _pick_kth(k: int) -> Any:
+    def pick(xp: Any, array: Any, axis: int) -> Any:
+        return _at(xp, _sorted_positions(xp, array, axis), axis, k - 1)
+    return pick
+
+
+def _pick_median(xp: Any, array: Any, axis: int) -> Any:
+    """The lower median's position; in a line with a NaN, its first NaN (the median is NaN)."""
+    median = _at(xp, _sorted_positions(xp, array, axis), axis, (array.shape[axis] - 1) // 2)
+    if array.dtype.kind != "f":
+        return median
+    nans = xp.isnan(array)
+    first_nan = xp.argmax(nans, axis=axis, keepdims=True)
+    return xp.where(nans.any(axis=axis, keepdims=True), first_nan, median)
+
+
+def _pick_nanmedian(xp: Any, array: Any, axis: int) -> Any:
+    """The lower median of the line's c non-NaN values: sorted position ⌊(c − 1) / 2⌋ (NaNs sort last)."""
+    order = _sorted_positions(xp, array, axis)
+    if array.dtype.kind != "f":
+        return _at(xp, order, axis, (array.shape[axis] - 1) // 2)
+    valid = (~xp.isnan(array)).sum(axis=axis, keepdims=True)
+    return _at(xp, order, axis, xp.maximum(valid - 1, 0) // 2)
+
+
+def _pick_mode(xp: Any, array: Any, axis: int) -> Any:
+    """The most frequent value's last position (the smallest such value if several are as frequent).
+
+    In the stably sorted line each run of equal values keeps its original order; ``count`` numbers the
+    elements of each run 1, 2, 3 ...; the first place where the count reaches the line's largest count
+    ends the smallest most frequent value's run, and a run's last element is its last occurrence."""
+    order = _sorted_positions(xp, array, axis)
+    ordered = xp.take_along_axis(array, order, axis=axis)
+    n = array.shape[axis]
+    position = xp.arange(n).reshape((n,) + (1,) * (array.ndim - 1 - axis))
+    starts = xp.ones(ordered.shape, dtype=bool)
+    later = [slice(None)] * array.ndim
+    earlier = [slice(None)] * array.ndim
+    later[axis], earlier[axis] = slice(1, None), slice(None, -1)
+    starts[tuple(later)] = ordered[tuple(later)] != ordered[tuple(earlier)]
+    run_start = _running_max(xp, xp.where(starts, position, 0), axis)
+    count = position - run_start + 1
+    end_of_mode = xp.argmax(count == count.max(axis=axis, keepdims=True), axis=axis, keepdims=True)
+    return xp.take_along_axis(order, end_of_mode, axis=axis)
+
+
+def _running_max(xp: Any, x: Any, axis: int) -> Any:
+    """max(x₀ … xᵢ) along ``axis`` for every i, by doubling: log₂ n passes of ``maximum`` on shifted copies."""
+    out = x.copy()
+    n, shift = x.shape[axis], 1
+    while shift < n:
+        head = [slice(None)] * x.ndim
+        tail = [slice(None)] * x.ndim
+        head[axis], tail[axis] = slice(shift, None), slice(None, n - shift)
+        out[tuple(head)] = xp.maximum(out[tuple(head)], out[tuple(tail)].copy())
+        shift *= 2
+    return out
+
+
+def _select(input: Tensor, dim: Any, keepdim: Any, pick: Any, function: str, name: str) -> tuple:
+    check_int_dim(dim, function)
+    keepdim = bool_argument(keepdim, function, "keepdim")
+    axis = one_axis(dim, input.ndim)
+    size = input.shape[axis] if input.ndim else 1
+    if size == 0:
+        raise IndexError(f"{function}(): Expected reduction dim {axis} to have non-zero size.")
+    return SelectAlong.apply(input, axis, keepdim, pick, name)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """Named tuple (values, indices): the k-th smallest element of each line along ``dim``."""
+    check_tensor_arguments("kthvalue", {"input": input})
+    k = int_argument(k, "kthvalue", "k", position=2)
+    check_int_dim(dim, "kthvalue")
+    axis = one_axis(dim, input.ndim)
+    size = input.shape[axis] if input.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis} "
+                           f"(k = {k}, size {size})")
+    values, indices = _select(input, dim, keepdim, _pick_kth(k), "kthvalue", "KthvalueBackward0")
+    return return_types.kthvalue(values, indices)
+
+
+class Median(Function):
+    """y = the lower median of all elements (NaN if there is one);   dy/da is spread evenly over the elements
+    equal to y: 1/m on each of the m of them, 0 elsewhere (PyTorch's choice at ties)."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, a, ignore_nan):
+        ctx._name = "NanmedianBackward0" if ignore_nan else "MedianBackward0"
+        xp = get_array_module(a)
+        flat = a.array.reshape(-1)
+        if flat.size == 0:
+            out = xp.full((), math.nan, dtype=a.array.dtype)
+        else:
+            pick = _pick_nanmedian if ignore_nan else _pick_median
+            out = flat[pick(xp, flat, 0)].reshape(())
+        result = Tensor(out)
+        ctx.save_for_backward(a, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, result = ctx.saved_tensors
+        x, y = a.array, result.array
+        xp = get_array_module(x)
+        chosen = (x == y) | (xp.isnan(x) & xp.isnan(y))  # NaN: the NaNs share it
+        count = max(int(chosen.sum()), 1)
+        return where(Tensor(chosen), grad.expand(a.shape) / count, 0.0), None
+
+
+def _median(input: Tensor, dim: Any, keepdim: Any, ignore_nan: bool) -> Any:
+    function = "nanmedian" if ignore_nan else "median"
+    check_tensor_arguments(function, {"input": input})
+    if dim is None:
+        return Median.apply(input, ignore_nan)
+    pick = _pick_nanmedian if ignore_nan else _pick_median
+    values, indices = _select(input, dim, keepdim, pick, function,
+                              "NanmedianBackward1" if ignore_nan else "MedianBackward1")
+    return getattr(return_types, function)(values, indices)
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median: of all elements (a 0-d tensor), or of each line along ``dim`` as a named tuple
+    (values, indices). A line with a NaN has median NaN."""
+    return _median(input, dim, keepdim, ignore_nan=False)
+
+
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``median`` of the non-NaN values (NaN only where all are NaN)."""
+    return _median(input, dim, keepdim, ignore_nan=True)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """Named tuple (values, indices): each line's most frequent value (the smallest of equally frequent
+    ones) and the index of its last occurrence, as PyTorch's CPU kernel."""
+    check_tensor_arguments("mode", {"input": input})
+    values, indices = _select(input, dim, keepdim, _pick_mode, "mode", "ModeBackward0")
+    return return_types.mode(values, indices)
+
+
+# --- quantile: interpolating between sorted neighbours ------------------------------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    """For each line of n sorted values s₀ ≤ … ≤ sₙ₋₁ (of c non-NaN values for nanquantile) and each q:
+    the rank r = q·(c − 1), and s at r interpolated between s⌊r⌋ and s⌈r⌉ (``interpolation``)."""
+    function = "nanquantile" if ignore_nan else "quantile"
+    check_tensor_arguments(function, {"input": input})
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"{function}() interpolation must be one of linear, lower, higher, midpoint or "
+                         f"nearest. Got {interpolation}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{function}() input tensor must be either float or double dtype")
+    xp = get_array_module(input)
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{function}() q must be a scalar or 1D tensor")
+        if q.dtype is not input.dtype:
+            raise RuntimeError(f"{function}() q tensor must be same dtype as the input tensor")
+        qs = q.array.astype(input.array.dtype)
+    else:
+        qs = xp.asarray([float(q)], dtype=input.array.dtype)
+    if qs.size and not bool(((qs >= 0) & (qs <= 1)).all()):
+        raise RuntimeError(f"{function}() q values must be in the range [0, 1]")
+    if input.numel() == 0:
+        raise RuntimeError(f"{function}() input tensor must be non-empty")
+    # the lines to reduce, along the last axis
+    if dim is None:
+        lines, out_shape = input.reshape(-1), ()
+        if keepdim:
+            out_shape = (1,) * input.ndim
+    else:
+        check_int_dim(dim, function)
+        axis = one_axis(dim, input.ndim)
+        lines = input.movedim(axis, -1) if input.ndim else input.reshape(1)
+        out_shape = tuple(input.shape[:axis]) + ((1,) if keepdim else ()) + tuple(input.shape[axis + 1:])
+        if input.ndim == 0:
+            out_shape = ()
+    ordered = lines.sort(-1).values  # NaN last
+    n = ordered.shape[-1]
+    with no_grad():
+        nan = xp.isnan(ordered.array)
+        count = (~nan).sum(axis=-1, keepdims=True) if ignore_nan else xp.full(nan.shape[:-1] + (1,), n)
+        has_nan = nan.any(axis=-1, keepdims=True)
+    q_shape = qs.reshape((-1,) + (1,) * ordered.ndim)  # (Q, 1, ..., 1): one q per leading row
+    rank = q_shape * (count - 1).astype(qs.dtype)
+    if not ignore_nan:
+        rank = xp.where(has_nan, n - 1, rank)  # a line with a NaN: its quantiles are NaN (sorted last)
+    else:
+        rank = xp.where(count == 0, n - 1, rank)  # a line of NaNs only: NaN
+    if interpolation == "nearest":
+        rank = xp.round(rank)  # halves to even, as PyTorch's round
+    below = xp.floor(rank).astype(_INT64)
+    above = xp.ceil(rank).astype(_INT64)
+    if interpolation == "lower":
+        above = below
+    elif interpolation == "higher":
+        below = above
+    if interpolation == "linear":
+        weight = (rank - below).astype(qs.dtype)
+    else:  # midpoint: halfway; lower, higher, nearest: below and above are the same element
+        weight = xp.full(rank.shape, 0.5 if interpolation == "midpoint" else 0.0, dtype=qs.dtype)
+    expanded = ordered.unsqueeze(0).expand((qs.size,) + tuple(ordered.shape))  # (Q, ..., n)
+    low, high = expanded.gather(-1, Tensor(below)), expanded.gather(-1, Tensor(above))  # (Q, ..., 1)
+    result = low.lerp(high, Tensor(weight)).squeeze(-1)  # (Q, *lines' leading shape)
+    shape = (qs.size, *out_shape)
+    result = result.reshape(shape)
+    return result if isinstance(q, Tensor) and q.ndim == 1 else result.squeeze(0)
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The q-th quantiles of all elements, or of each line along ``dim`` (q a number or a 1-D tensor, whose
+    values form a new first dimension); a line with a NaN gives NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """``quantile`` of the non-NaN values of each line (NaN only where all are NaN)."""
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+# --- paired and NaN-skipping summaries, composed of the reductions -------------------------------
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean of the non-NaN values: Σ (NaNs as 0) / (number of non-NaN values); the NaNs get no gradient."""
+    check_tensor_arguments("nanmean", {"input": input})
+    if dtype is not None:
+        input = input.to(_dtypes.dtype_argument(dtype, "nanmean"))
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_torch_name(input.dtype)}")
+    nan = Tensor(get_array_module(input).isnan(input.array))
+    total = reduction.sum(where(nan, 0.0, input), _all_dims(dim), keepdim)
+    count = reduction.sum(~nan, _all_dims(dim), keepdim)
+    return total / count
+
+
+def _all_dims(dim: Any) -> Any:
+    return reduction.ALL_DIMS if dim is None else dim
+
+
+def _torch_name(dtype: Any) -> str:
+    from minigrad.ops._util import TORCH_TYPE_NAMES  # noqa: PLC0415
+
+    return TORCH_TYPE_NAMES[dtype.name]
+
+
+def _moments_arguments(dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
+    if isinstance(dim, bool):  # std_mean(x, unbiased) positional form
+        dim, unbiased = None, dim
+    return dim, unbiased, keepdim, correction
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    """(std, mean) over ``dim`` in one call (two nodes here; PyTorch records one ``StdMeanBackward0``)."""
+    check_tensor_arguments("std_mean", {"input": input})
+    dim, unbiased, keepdim, correction = _moments_arguments(dim, unbiased, keepdim, correction)
+    std = reduction.std(input, dim, unbiased, keepdim, correction=correction)
+    return std, reduction.mean(input, _all_dims(dim), keepdim)
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    """(var, mean) over ``dim`` in one call (two nodes here; PyTorch records one ``VarMeanBackward0``)."""
+    check_tensor_arguments("var_mean", {"input": input})
+    dim, unbiased, keepdim, correction = _moments_arguments(dim, unbiased, keepdim, correction)
+    var = reduction.var(input, dim, unbiased, keepdim, correction=correction)
+    return var, reduction.mean(input, _all_dims(dim), keepdim)
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """Named tuple (min, max) over all elements or ``dim``; each gradient is spread evenly over the
+    elements equal to the extreme, as ``amin``/``amax``."""
+    check_tensor_arguments("aminmax", {"input": input})
+    if dim is not None:
+        check_int_dim(dim, "aminmax")
+    axes = reduction_axes(dim, input.ndim)
+    if input.numel() == 0 and (axes is None or any(input.shape[a] == 0 for a in axes)):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                           "has no identity.")
+    reduce_over = () if dim is None else dim
+    low = reduction.amin(input, reduce_over, keepdim)
+    high = reduction.amax(input, reduce_over, keepdim)
+    if dim is None and keepdim:
+        shape = (1,) * input.ndim
+        low, high = low.reshape(shape), high.reshape(shape)
+    return return_types.aminmax(low, high)
