@@ -201,3 +201,22 @@ def addcmul_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1)
 def addcdiv_(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:  # noqa: A002
     return _inplace.apply(input, "addcdiv_", lambda t: addcdiv(t, tensor1, tensor2, value=value), tensor1,
                           tensor2)
+
+
+# --- apply_: a Python function of a number, element by element ---------------------------------
+
+def apply_(input: Tensor, callable: Any) -> Tensor:  # noqa: A002 (PyTorch's names)
+    """Replace each element x by ``callable(x)`` in place, as PyTorch's ``Tensor.apply_``: one Python call
+    per element (slow, for small tensors and teaching), CPU only, never recorded in a graph."""
+    from minigrad.autograd.grad_mode import is_grad_enabled  # noqa: PLC0415
+
+    if input.requires_grad and is_grad_enabled():
+        raise RuntimeError("Can't call apply_() on Variable that requires grad. Use var.detach().apply_() "
+                           "instead.")
+    if input.device.type != "cpu":
+        raise TypeError("apply_ is only implemented on CPU tensors")
+    array = input.array
+    results = [callable(value) for value in array.reshape(-1).tolist()]
+    array[...] = get_array_module(input).asarray(results, dtype=array.dtype).reshape(array.shape)
+    input._bump_version("apply_")
+    return input
