@@ -1,10 +1,10 @@
 """Larger tensors built from smaller ones, and rotations: ``tile``, ``rot90``, ``meshgrid``,
 ``cartesian_prod``, ``block_diag`` and ``kron``.
 
-Each is written in the shape ops (``repeat``, ``flip``, ``transpose``, ``expand``, ``pad``, ``cat``) and
-products it is made of, as PyTorch composes them too, so the gradient is theirs: a tile's gradient is the
-sum of the tiles' gradients, a rotation's is the opposite rotation, a grid's is the sum over the grid's
-other axes.
+Each but ``rot90`` is written in the shape ops (``repeat``, ``expand``, ``pad``, ``cat``) and products it
+is made of, as PyTorch composes them too, so the gradient is theirs: a tile's gradient is the sum of the
+tiles' gradients, a grid's is the sum over the grid's other axes. A rotation's gradient is the opposite
+rotation.
 """
 
 # ruff: noqa: A002  (``input`` is PyTorch's argument name)
@@ -16,9 +16,11 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import int_argument
+from minigrad.autograd.function import Function
+from minigrad.backend import get_array_module
 from minigrad.ops._util import check_tensor_arguments
-from minigrad.ops.selection import flip, repeat
-from minigrad.ops.shape import cat, pad, stack, transpose
+from minigrad.ops.selection import repeat
+from minigrad.ops.shape import cat, pad, stack
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -32,8 +34,8 @@ def tile(input: Tensor, dims: Any) -> Tensor:
 
 
 def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
-    """Rotate by 90° k times in the plane of ``dims``, from the first axis towards the second:
-    k = 1 is flip(dims[1]) then transpose; k = 2 flips both; k = 3 is flip(dims[0]) then transpose."""
+    """Rotate by 90° k times in the plane of ``dims``, from the first axis towards the second (k = 1:
+    y[i, j] = a[j, n − 1 − i], a flip of dims[1] then a transpose)."""
     check_tensor_arguments("rot90", {"input": input})
     k = int_argument(k, "rot90", "k")
     dims = list(dims)
@@ -45,14 +47,22 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     if first == second:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {first} and dim1 = "
                            f"{second}")
-    k %= 4
-    if k == 1:
-        return transpose(flip(input, second), first, second)
-    if k == 2:
-        return flip(input, (first, second))
-    if k == 3:
-        return transpose(flip(input, first), first, second)
-    return input.clone()
+    return Rot90.apply(input, k % 4, (first, second))
+
+
+class Rot90(Function):
+    """y = a rotated by 90° k times in the plane of ``axes``;   da = dy rotated back (−k times)."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, a, k, axes):
+        ctx.k, ctx.axes = k, axes
+        return Tensor(get_array_module(a).rot90(a.array, k, axes).copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Rot90.apply(grad, (-ctx.k) % 4, ctx.axes), None, None
 
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:

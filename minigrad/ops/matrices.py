@@ -180,7 +180,8 @@ class Cross(Function):
 def _cross_operands(function: str, input: Tensor, other: Tensor) -> tuple:
     check_tensor_arguments(function, {"input": input, "other": other})
     if input.ndim != other.ndim:
-        raise RuntimeError(f"{function}: inputs dimensions {input.ndim} and {other.ndim} must be the same")
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions (got shapes "
+                           f"{list(input.shape)} and {list(other.shape)})")
     check_broadcast_shapes(tuple(input.shape), tuple(other.shape))
     shape = tuple(max(m, n) for m, n in zip(input.shape, other.shape))
     return input.expand(shape), other.expand(shape)
@@ -191,8 +192,8 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     a, b = _cross_operands("linalg.cross", input, other)
     axis = _normalize_dim(int_argument(dim, "linalg.cross", "dim"), a.ndim)
     if a.shape[axis] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[axis]} "
-                           f"and {other.shape[axis]}")
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{list(input.shape)} and {list(other.shape)}")
     return Cross.apply(a, b, axis)
 
 

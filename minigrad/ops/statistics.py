@@ -287,13 +287,18 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
         above = below
     elif interpolation == "higher":
         below = above
-    if interpolation == "linear":
+    if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
+        # differentiable in q too, as PyTorch's: weight = q·(c − 1) − ⌊r⌋ (0 where a NaN decides)
+        fixed = Tensor(has_nan if not ignore_nan else count == 0)
+        q_rank = q.reshape((-1,) + (1,) * ordered.ndim) * Tensor((count - 1).astype(qs.dtype))
+        weight = where(fixed, 0.0, q_rank - Tensor(below.astype(qs.dtype)))
+    elif interpolation == "linear":
         weight = (rank - below).astype(qs.dtype)
     else:  # midpoint: halfway; lower, higher, nearest: below and above are the same element
         weight = xp.full(rank.shape, 0.5 if interpolation == "midpoint" else 0.0, dtype=qs.dtype)
     expanded = ordered.unsqueeze(0).expand((qs.size,) + tuple(ordered.shape))  # (Q, ..., n)
     low, high = expanded.gather(-1, Tensor(below)), expanded.gather(-1, Tensor(above))  # (Q, ..., 1)
-    result = low.lerp(high, Tensor(weight)).squeeze(-1)  # (Q, *lines' leading shape)
+    result = low.lerp(high, weight if isinstance(weight, Tensor) else Tensor(weight)).squeeze(-1)  # (Q, *lines' leading shape)
     shape = (qs.size, *out_shape)
     result = result.reshape(shape)
     return result if isinstance(q, Tensor) and q.ndim == 1 else result.squeeze(0)
