@@ -197,7 +197,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     check_tensor_arguments("put", {"input": input, "index": index, "source": source})
     accumulate = bool_argument(accumulate, "put", "accumulate")
     if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "

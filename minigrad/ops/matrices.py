@@ -17,14 +17,17 @@ Each backward is written in the same operations, so it can be differentiated aga
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+import numpy  # its LinAlgError class only, never tensor data
 
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks.linalg import check_bmm, check_dot, check_mv
-from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast_shapes, check_tensor_arguments
+from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast_shapes, check_tensor_arguments, not_implemented_for
 from minigrad.ops.linalg import Bmm, Dot, Mv, _transposed, matmul, mm, outer
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -73,6 +76,8 @@ def trace(input: Tensor) -> Tensor:
     check_tensor_arguments("trace", {"input": input})
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input.dtype is _dtypes.bool:
+        raise not_implemented_for("trace", input)
     return Trace.apply(input)
 
 
@@ -132,10 +137,14 @@ class Inverse(Function):
     def forward(ctx, a):
         xp = get_array_module(a)
         try:
-            out = Tensor(xp.linalg.inv(a.array))
-        except xp.linalg.LinAlgError:  # NumPy's error, as PyTorch's
+            inverse = xp.linalg.inv(a.array)
+        except numpy.linalg.LinAlgError:  # NumPy's error (CuPy's too), as PyTorch's
+            inverse = None
+        # CuPy may answer a singular matrix with infinities instead of raising
+        if inverse is None or not bool(xp.isfinite(inverse).all()) and bool(xp.isfinite(a.array).all()):
             raise RuntimeError("linalg.inv: The input matrix is singular: the inversion could not be "
-                               "completed (a zero pivot in its LU factorisation).") from None
+                               "completed (a zero pivot in its LU factorisation).")
+        out = Tensor(inverse)
         ctx.save_for_backward(out)
         return out
 
@@ -183,6 +192,8 @@ def _cross_operands(function: str, input: Tensor, other: Tensor) -> tuple:
         raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions (got shapes "
                            f"{list(input.shape)} and {list(other.shape)})")
     check_broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    if input.dtype is _dtypes.bool or other.dtype is _dtypes.bool:
+        raise not_implemented_for("cross", input if input.dtype is _dtypes.bool else other)
     shape = tuple(max(m, n) for m, n in zip(input.shape, other.shape))
     return input.expand(shape), other.expand(shape)
 
@@ -200,6 +211,9 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """``torch.cross``: ``linalg.cross``, except that without ``dim`` the first dimension of size 3 is used."""
     if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
+                      "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         a, _ = _cross_operands("cross", input, other)
         sizes = [axis for axis, n in enumerate(a.shape) if n == 3]
         if not sizes:

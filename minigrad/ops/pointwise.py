@@ -166,23 +166,23 @@ class Addcdiv(Function):
         return grad, grad_t1, grad_t2, None
 
 
-def _fused_operands(function: str, input: Any, tensor1: Any, tensor2: Any, value: Any) -> None:  # noqa: A002
+def _fused_operands(function: str, input: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:  # noqa: A002
+    """``value`` as the result's type (an integer result truncates it, as PyTorch does); bool has no kernel."""
     check_tensor_arguments(function, {"input": input, "tensor1": tensor1, "tensor2": tensor2})
     dtype = _dtypes.result_type(input, tensor1, tensor2)
-    if isinstance(value, float) and not dtype.is_floating_point:
-        raise RuntimeError(f"For integral input tensors, argument value must not be a floating point "
-                           f"number (got value={value}).")
+    if dtype is _dtypes.bool:
+        raise not_implemented_for(f"{function}_cpu_out", input if input.dtype is _dtypes.bool else tensor1)
+    return value if dtype.is_floating_point else int(value)
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:  # noqa: A002
     """input + value · tensor1 · tensor2, elementwise (broadcast together)."""
-    _fused_operands("addcmul", input, tensor1, tensor2, value)
+    value = _fused_operands("addcmul", input, tensor1, tensor2, value)
     return apply_broadcasting(Addcmul, input, tensor1, tensor2, value)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:  # noqa: A002
     """input + value · tensor1 / tensor2, elementwise (broadcast together); floating point only."""
-    _fused_operands("addcdiv", input, tensor1, tensor2, value)
     if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
                            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
@@ -190,6 +190,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
                            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
                            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
                            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    value = _fused_operands("addcdiv", input, tensor1, tensor2, value)
     return apply_broadcasting(Addcdiv, input, tensor1, tensor2, value)
 
 

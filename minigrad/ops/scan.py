@@ -24,7 +24,7 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
-from minigrad.ops._util import check_tensor_arguments, ieee_results
+from minigrad.ops._util import check_tensor_arguments, ieee_results, not_implemented_for
 from minigrad.ops.elementwise import where
 from minigrad.ops.reduction import cumsum
 from minigrad.ops.scatter import ScatterAdd
@@ -213,15 +213,8 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """yᵢ = log(e^{a₀} + … + e^{aᵢ}) along ``dim``, without overflow; floating point only."""
     axis = _axis(input, dim, "logcumsumexp")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for "
-                           f"'{_torch_type_name(input.dtype)}'")
+        raise not_implemented_for("logcumsumexp_out_cpu", input)
     return Logcumsumexp.apply(input, axis)
-
-
-def _torch_type_name(dtype: Any) -> str:
-    from minigrad.ops._util import TORCH_TYPE_NAMES  # noqa: PLC0415
-
-    return TORCH_TYPE_NAMES[dtype.name]
 
 
 # --- diff ---------------------------------------------------------------------------------------

@@ -70,6 +70,8 @@ class ScatterReduce(Function):
             where_to = xp.arange(out.size).reshape(out.shape)[_grid_key(index_1d, dim)].reshape(-1)
             values = _at_least_1d(src.array)[_leading_block(index_1d.shape)].reshape(-1)
             combine = _combine(xp, reduce)
+            if reduce == "mean" and flat.dtype.kind == "b":
+                raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
             with ieee_results():
                 positions, reduced, count = _segment_reduce(xp, combine, where_to, values.astype(flat.dtype))
                 flat[positions] = combine(flat[positions], reduced) if include_self else reduced
@@ -135,6 +137,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True) -> Tensor:
     """A copy of ``input`` with ``src``'s values reduced into it where ``index`` points along ``dim``
     (``reduce``: 'sum', 'prod', 'mean', 'amax' or 'amin'); shapes and dtypes as for ``scatter``."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch's older names, still accepted
     if reduce not in REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     include_self = bool_argument(include_self, "scatter_reduce", "include_self")

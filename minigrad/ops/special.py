@@ -79,6 +79,7 @@ def lgamma_array(xp: Any, x: Any) -> Any:
         sin_pi = xp.abs(xp.sin(math.pi * (mirrored - 2.0 * xp.floor(mirrored / 2.0))))  # πx reduced mod 2π
         lower = xp.log(math.pi / sin_pi) - _lgamma_positive(xp, 1.0 - mirrored)
         out = xp.where(x >= 0.5, upper, lower)
+        out = xp.where((x == 1) | (x == 2), 0.0, out)  # exactly: log Γ(1) = log Γ(2) = 0
         out = xp.where((x <= 0) & (x == xp.floor(x)), math.inf, out)  # the poles
         return xp.where(xp.isinf(x), math.inf, out)
 

@@ -31,7 +31,7 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.backend import get_array_module
 from minigrad.ops import reduction
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
-from minigrad.ops._util import check_tensor_arguments, reduction_axes
+from minigrad.ops._util import check_tensor_arguments, not_implemented_for, reduction_axes
 from minigrad.ops.elementwise import where
 from minigrad.ops.scatter import Scatter
 from minigrad.tensor import Tensor
@@ -143,6 +143,11 @@ def _running_max(xp: Any, x: Any, axis: int) -> Any:
     return out
 
 
+def _no_bool(input: Tensor, kernel: str) -> None:
+    if input.dtype is _dtypes.bool:
+        raise not_implemented_for(kernel, input)
+
+
 def _select(input: Tensor, dim: Any, keepdim: Any, pick: Any, function: str, name: str) -> tuple:
     check_int_dim(dim, function)
     keepdim = bool_argument(keepdim, function, "keepdim")
@@ -156,6 +161,7 @@ def _select(input: Tensor, dim: Any, keepdim: Any, pick: Any, function: str, nam
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """Named tuple (values, indices): the k-th smallest element of each line along ``dim``."""
     check_tensor_arguments("kthvalue", {"input": input})
+    _no_bool(input, "kthvalue_cpu")
     k = int_argument(k, "kthvalue", "k", position=2)
     check_int_dim(dim, "kthvalue")
     axis = one_axis(dim, input.ndim)
@@ -200,6 +206,7 @@ class Median(Function):
 def _median(input: Tensor, dim: Any, keepdim: Any, ignore_nan: bool) -> Any:
     function = "nanmedian" if ignore_nan else "median"
     check_tensor_arguments(function, {"input": input})
+    _no_bool(input, "median_cpu")
     if dim is None:
         return Median.apply(input, ignore_nan)
     pick = _pick_nanmedian if ignore_nan else _pick_median
@@ -238,7 +245,7 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     function = "nanquantile" if ignore_nan else "quantile"
     check_tensor_arguments(function, {"input": input})
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"{function}() interpolation must be one of linear, lower, higher, midpoint or "
+        raise RuntimeError(f"{function}() interpolation must be one of linear, lower, higher, midpoint or "
                          f"nearest. Got {interpolation}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{function}() input tensor must be either float or double dtype")
