@@ -30,7 +30,8 @@ from minigrad.autograd import (
     set_grad_enabled,
 )
 from minigrad.backend import Device, device, get_default_device, set_backend, set_default_device
-from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, logspace,
+from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                               logspace,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                                randperm, tensor, zeros, zeros_like)
 from minigrad.dtypes import (bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,

@@ -285,15 +285,16 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad, "linspace")
 
 
-def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:
     """``steps`` numbers from base^start to base^end, evenly spaced in their exponents:
     base ** linspace(start, end, steps)."""
     if int_argument(steps, "logspace", "steps") < 0:
         raise RuntimeError(f"number of steps must be non-negative, got {steps}")
     target = _dtype(dtype, "logspace")
     exponents = numpy.linspace(start, end, steps)
-    return _finish(numpy.power(float(base), exponents).astype(target.numpy), device, requires_grad, "logspace")
+    powers = numpy.power(float(base), exponents)
+    return _finish(powers.astype(target.numpy), device, requires_grad, "logspace")
 
 
 def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, device: Any,

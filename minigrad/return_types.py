@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-__all__ = ["max", "min", "sort", "topk", "histogram", "median", "nanmedian", "kthvalue", "mode", "cummax", "cummin",
-           "aminmax"]
+__all__ = ["max", "min", "sort", "topk", "histogram", "median", "nanmedian", "kthvalue", "mode", "cummax",
+           "cummin", "aminmax"]
 
 
 def _values_indices(name: str) -> type:

@@ -65,7 +65,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, last, keepdim)
 
 
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between every row of x1 (..., P, M) and every row of x2 (..., R, M):
     out[..., i, j] = ‖x1[..., i, :] − x2[..., j, :]‖_p, shape (..., P, R) (batch dimensions broadcast).
 

@@ -42,7 +42,8 @@ def _broadcast_mask(function: str, a: Tensor, mask: Tensor) -> tuple:
 
 class MaskedSelect(Function):
     """y = a[mask] (a and mask broadcast together; y is 1-D, in row-major order);
-    da = zeros (of the broadcast shape) with dy written where mask is true (the engine sums it to a's shape)."""
+    da = zeros (of the broadcast shape) with dy written where mask is true (summed to a's shape by the
+    engine)."""
 
     differentiable_backward = True
 

@@ -27,7 +27,12 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks.linalg import check_bmm, check_dot, check_mv
-from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast_shapes, check_tensor_arguments, not_implemented_for
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    check_broadcast_shapes,
+    check_tensor_arguments,
+    not_implemented_for,
+)
 from minigrad.ops.linalg import Bmm, Dot, Mv, _transposed, matmul, mm, outer
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -209,11 +214,13 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
-    """``torch.cross``: ``linalg.cross``, except that without ``dim`` the first dimension of size 3 is used."""
+    """``torch.cross``: ``linalg.cross``, except that without ``dim`` the first dimension of size 3 is used
+    (with PyTorch's deprecation warning)."""
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
-                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
-                      "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+                      "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+                      "change to agree with that of linalg.cross in a future release.", UserWarning,
+                      stacklevel=2)
         a, _ = _cross_operands("cross", input, other)
         sizes = [axis for axis, n in enumerate(a.shape) if n == 3]
         if not sizes:
@@ -317,13 +324,14 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     else:
         dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(dims_a) != len(dims_b):
-        raise RuntimeError(f"both dimension lists should have same length (got {len(dims_a)} and {len(dims_b)})")
+        raise RuntimeError(f"both dimension lists should have same length (got {len(dims_a)} and "
+                           f"{len(dims_b)})")
     dims_a = [_normalize_dim(d, a.ndim) for d in dims_a]
     dims_b = [_normalize_dim(d, b.ndim) for d in dims_b]
     for da, db in zip(dims_a, dims_b):
         if a.shape[da] != b.shape[db]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
-                               f"{da} and second has size {b.shape[db]} in dim {db}")
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in "
+                               f"dim {da} and second has size {b.shape[db]} in dim {db}")
     free_a = [d for d in range(a.ndim) if d not in dims_a]
     free_b = [d for d in range(b.ndim) if d not in dims_b]
     summed = 1

@@ -167,7 +167,8 @@ class Addcdiv(Function):
 
 
 def _fused_operands(function: str, input: Any, tensor1: Any, tensor2: Any, value: Any) -> Any:  # noqa: A002
-    """``value`` as the result's type (an integer result truncates it, as PyTorch does); bool has no kernel."""
+    """``value`` as the result's type (an integer result truncates it, as PyTorch does); bool has no
+    kernel."""
     check_tensor_arguments(function, {"input": input, "tensor1": tensor1, "tensor2": tensor2})
     dtype = _dtypes.result_type(input, tensor1, tensor2)
     if dtype is _dtypes.bool:

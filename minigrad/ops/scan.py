@@ -111,7 +111,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     axis = _axis(input, dim, "cumprod")
     dtype = None if dtype is None else _dtypes.dtype_argument(dtype, "cumprod")
     if dtype is not None and dtype is not input.dtype:
-        input = input.to(dtype)
+        input = input.to(dtype)  # noqa: A001
     return Cumprod.apply(input, axis, dtype)
 
 

@@ -25,7 +25,7 @@ from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops import inplace as _inplace
 from minigrad.ops._checks import scatter as checks
-from minigrad.ops._util import ieee_results
+from minigrad.ops._util import ieee_results, not_implemented_for
 from minigrad.ops.elementwise import where
 from minigrad.ops.scatter import _at_least_1d, _grid_key, _integer, _leading_block, gather, scatter_add
 from minigrad.tensor import Tensor
@@ -34,7 +34,8 @@ REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 
 def _combine(xp: Any, reduce: str) -> Any:
-    return {"sum": xp.add, "mean": xp.add, "prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
+    ufuncs = {"sum": xp.add, "mean": xp.add, "prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}
+    return ufuncs[reduce]
 
 
 def _segment_reduce(xp: Any, combine: Any, positions: Any, values: Any) -> tuple:
@@ -64,14 +65,14 @@ class ScatterReduce(Function):
         xp = get_array_module(a)
         out = _at_least_1d(a.array).copy()
         flat = out.reshape(-1)
-        counts = xp.ones(flat.shape, dtype=flat.dtype) if include_self else xp.zeros(flat.shape, dtype=flat.dtype)
+        counts = (xp.ones if include_self else xp.zeros)(flat.shape, dtype=flat.dtype)
         index_1d = _at_least_1d(index.array)
         if index_1d.size:
             where_to = xp.arange(out.size).reshape(out.shape)[_grid_key(index_1d, dim)].reshape(-1)
             values = _at_least_1d(src.array)[_leading_block(index_1d.shape)].reshape(-1)
             combine = _combine(xp, reduce)
             if reduce == "mean" and flat.dtype.kind == "b":
-                raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
+                raise not_implemented_for("scatter_gather_tensor_cpu_reduce_mean", a)
             with ieee_results():
                 positions, reduced, count = _segment_reduce(xp, combine, where_to, values.astype(flat.dtype))
                 flat[positions] = combine(flat[positions], reduced) if include_self else reduced
@@ -95,7 +96,9 @@ class ScatterReduce(Function):
         written = _written(xp, a, index, dim)
         grad_a = grad_src = None
         if reduce in ("sum", "mean"):
-            share = grad / Tensor(xp.maximum(ctx.counts, 1).astype(grad.array.dtype)) if reduce == "mean" else grad
+            share = grad
+            if reduce == "mean":
+                share = grad / Tensor(xp.maximum(ctx.counts, 1).astype(grad.array.dtype))
             grad_a = share if include_self else where(written, 0.0, share)
             grad_src = gather(share, dim, index)
         elif reduce in ("amax", "amin"):
@@ -155,5 +158,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                     include_self: bool = True) -> Tensor:
-    return _inplace.apply(input, "scatter_reduce_",
-                          lambda t: scatter_reduce(t, dim, index, src, reduce, include_self=include_self), src)
+    def compute(t: Tensor) -> Tensor:
+        return scatter_reduce(t, dim, index, src, reduce, include_self=include_self)
+
+    return _inplace.apply(input, "scatter_reduce_", compute, src)

@@ -114,7 +114,8 @@ _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
 def _shift_up(xp: Any, x: Any, n: int, limit: float) -> tuple:
-    """(x + m ≥ ``limit``, Σₖ₌₀^{m−1} 1 / (x + k)^{n+1}) for x > 0, one step per lane still below the limit."""
+    """(x + m ≥ ``limit``, Σₖ₌₀^{m−1} 1 / (x + k)^{n+1}) for x > 0: one step for each element still below
+    the limit."""
     total = xp.zeros(x.shape, dtype=_F64)
     for _ in range(int(limit)):  # x > 0 reaches the limit in at most ``limit`` steps
         below = x < limit
@@ -151,7 +152,8 @@ def polygamma_array(xp: Any, n: int, x: Any) -> Any:
         if n == 0:
             upper = _digamma_positive(xp, positive)
             fraction = x - xp.trunc(x)  # ψ(x) = ψ(1 − x) − π / tan(π·frac(x)) below 0
-            lower = _digamma_positive(xp, xp.where(x <= 0, 1.0 - x, 1.0)) - math.pi / xp.tan(math.pi * fraction)
+            mirrored = _digamma_positive(xp, xp.where(x <= 0, 1.0 - x, 1.0))
+            lower = mirrored - math.pi / xp.tan(math.pi * fraction)
             out = xp.where(x > 0, upper, lower)
             out = xp.where(pole, math.nan, out)
             out = xp.where(x == 0, xp.where(xp.signbit(x), math.inf, -math.inf), out)  # ψ(±0) = ∓∞
@@ -205,7 +207,8 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     """ψ⁽ⁿ⁾(x), the n-th derivative of the digamma function, elementwise."""
     n = int_argument(n, "polygamma", "n", position=1)
     if not isinstance(input, Tensor):
-        raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not "
+                        f"{type(input).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return Polygamma.apply(input, n)

@@ -33,6 +33,7 @@ from minigrad.ops import reduction
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
 from minigrad.ops._util import check_tensor_arguments, not_implemented_for, reduction_axes
 from minigrad.ops.elementwise import where
+from minigrad.ops.scan import _doubling_scan
 from minigrad.ops.scatter import Scatter
 from minigrad.tensor import Tensor
 
@@ -124,23 +125,10 @@ def _pick_mode(xp: Any, array: Any, axis: int) -> Any:
     earlier = [slice(None)] * array.ndim
     later[axis], earlier[axis] = slice(1, None), slice(None, -1)
     starts[tuple(later)] = ordered[tuple(later)] != ordered[tuple(earlier)]
-    run_start = _running_max(xp, xp.where(starts, position, 0), axis)
+    run_start = _doubling_scan(xp, xp.maximum, xp.where(starts, position, 0), axis)
     count = position - run_start + 1
     end_of_mode = xp.argmax(count == count.max(axis=axis, keepdims=True), axis=axis, keepdims=True)
     return xp.take_along_axis(order, end_of_mode, axis=axis)
-
-
-def _running_max(xp: Any, x: Any, axis: int) -> Any:
-    """max(x₀ … xᵢ) along ``axis`` for every i, by doubling: log₂ n passes of ``maximum`` on shifted copies."""
-    out = x.copy()
-    n, shift = x.shape[axis], 1
-    while shift < n:
-        head = [slice(None)] * x.ndim
-        tail = [slice(None)] * x.ndim
-        head[axis], tail[axis] = slice(shift, None), slice(None, n - shift)
-        out[tuple(head)] = xp.maximum(out[tuple(head)], out[tuple(tail)].copy())
-        shift *= 2
-    return out
 
 
 def _no_bool(input: Tensor, kernel: str) -> None:
@@ -263,10 +251,9 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     if input.numel() == 0:
         raise RuntimeError(f"{function}() input tensor must be non-empty")
     # the lines to reduce, along the last axis
+    out_shape: tuple[int, ...]
     if dim is None:
-        lines, out_shape = input.reshape(-1), ()
-        if keepdim:
-            out_shape = (1,) * input.ndim
+        lines, out_shape = input.reshape(-1), (1,) * input.ndim if keepdim else ()
     else:
         check_int_dim(dim, function)
         axis = one_axis(dim, input.ndim)
@@ -305,7 +292,8 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
         weight = xp.full(rank.shape, 0.5 if interpolation == "midpoint" else 0.0, dtype=qs.dtype)
     expanded = ordered.unsqueeze(0).expand((qs.size,) + tuple(ordered.shape))  # (Q, ..., n)
     low, high = expanded.gather(-1, Tensor(below)), expanded.gather(-1, Tensor(above))  # (Q, ..., 1)
-    result = low.lerp(high, weight if isinstance(weight, Tensor) else Tensor(weight)).squeeze(-1)  # (Q, *lines' leading shape)
+    weight = weight if isinstance(weight, Tensor) else Tensor(weight)
+    result = low.lerp(high, weight).squeeze(-1)  # (Q, the lines' leading shape)
     shape = (qs.size, *out_shape)
     result = result.reshape(shape)
     return result if isinstance(q, Tensor) and q.ndim == 1 else result.squeeze(0)
@@ -327,10 +315,11 @@ def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = F
 # --- paired and NaN-skipping summaries, composed of the reductions -------------------------------
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The mean of the non-NaN values: Σ (NaNs as 0) / (number of non-NaN values); the NaNs get no gradient."""
+    """The mean of the non-NaN values: Σ (NaNs as 0) / (number of non-NaN values); the NaNs get no
+    gradient."""
     check_tensor_arguments("nanmean", {"input": input})
     if dtype is not None:
-        input = input.to(_dtypes.dtype_argument(dtype, "nanmean"))
+        input = input.to(_dtypes.dtype_argument(dtype, "nanmean"))  # noqa: A001
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_torch_name(input.dtype)}")

@@ -109,7 +109,8 @@ INTEGER_INPUTS = {
     "fmod_by_zero": lambda m, a: m.fmod(a, 0), "frac": lambda m, a: m.frac(a), "sgn": lambda m, a: m.sgn(a),
     "trace": lambda m, a: m.trace(a.reshape(2, 2)), "lgamma": lambda m, a: m.lgamma(a),
     "digamma": lambda m, a: m.digamma(a), "erfinv": lambda m, a: m.erfinv(a),
-    "addcmul": lambda m, a: m.addcmul(a, a, a, value=2), "addcmul_float_value": lambda m, a: m.addcmul(a, a, a, value=0.5),
+    "addcmul": lambda m, a: m.addcmul(a, a, a, value=2),
+    "addcmul_float_value": lambda m, a: m.addcmul(a, a, a, value=0.5),
     "addcdiv": lambda m, a: m.addcdiv(a, a, a), "det": lambda m, a: m.det(a.reshape(2, 2)),
     "inverse": lambda m, a: m.inverse(a.reshape(2, 2)), "cross": lambda m, a: m.cross(a[:3], a[1:], dim=0),
     "inner": lambda m, a: m.inner(a, a), "tensordot": lambda m, a: m.tensordot(a, a, 1),
@@ -262,8 +263,8 @@ def test_meshgrid_without_indexing_warns_and_uses_ij():
 
 def test_cross_without_dim_warns_and_uses_the_first_dim_of_size_3():
     with pytest.warns(UserWarning, match="dim"):
-        out = mg.cross(mg.tensor(A([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])), mg.tensor(A([[0.0, 0.0], [1.0, 0.0],
-                                                                                      [0.0, 1.0]])))
+        out = mg.cross(mg.tensor(A([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])),
+                       mg.tensor(A([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])))
     numpy.testing.assert_array_equal(to_numpy(out), A([[0.0, 1.0], [0.0, 0.0], [1.0, 0.0]]))
 
 
@@ -278,7 +279,8 @@ def test_apply_replaces_each_element_in_place():
 
 def test_index_put_writes_and_accumulates():
     x = mg.zeros(2, 3)
-    out = mg.index_put(x, (mg.tensor([0, 0, 1]), mg.tensor([1, 1, 2])), mg.tensor([1.0, 2.0, 3.0]), accumulate=True)
+    rows, columns = mg.tensor([0, 0, 1]), mg.tensor([1, 1, 2])
+    out = mg.index_put(x, (rows, columns), mg.tensor([1.0, 2.0, 3.0]), accumulate=True)
     numpy.testing.assert_array_equal(to_numpy(out), A([[0.0, 3.0, 0.0], [0.0, 0.0, 3.0]]))
     assert mg.index_put_(x, (mg.tensor([1]),), mg.tensor(7.0)) is x
     numpy.testing.assert_array_equal(to_numpy(x), A([[0.0, 0.0, 0.0], [7.0, 7.0, 7.0]]))
@@ -306,18 +308,20 @@ MISUSE = {
     "bincount_negative": (lambda m: m.bincount(m.tensor([1, -1])), RuntimeError, "non-negative"),
     "bincount_float": (lambda m: m.bincount(m.ones(3)), RuntimeError, "Float"),
     "bincount_weights_length": (lambda m: m.bincount(m.tensor([1, 2]), m.ones(3)), RuntimeError, "weights"),
-    "searchsorted_side": (lambda m: m.searchsorted(m.ones(3), m.ones(2), side="middle"), RuntimeError, "middle"),
+    "searchsorted_side": (lambda m: m.searchsorted(m.ones(3), m.ones(2), side="middle"), RuntimeError,
+                          "middle"),
     "searchsorted_opposites": (lambda m: m.searchsorted(m.ones(3), m.ones(2), right=True, side="left"),
                                RuntimeError, "opposites"),
-    "searchsorted_rows_mismatch": (lambda m: m.searchsorted(m.ones(2, 3), m.ones(3, 2)), RuntimeError, "[2, 3]"),
+    "searchsorted_rows_mismatch": (lambda m: m.searchsorted(m.ones(2, 3), m.ones(3, 2)), RuntimeError,
+                                   "[2, 3]"),
     "bucketize_2d_boundaries": (lambda m: m.bucketize(m.ones(3), m.ones(2, 2)), RuntimeError, "dim(2)"),
     "rot90_one_dim": (lambda m: m.rot90(m.ones(3), 1, [0]), RuntimeError, "rotation dims"),
     "rot90_1d_input": (lambda m: m.rot90(m.ones(3)), RuntimeError, "total dims"),
     "rot90_same_dims": (lambda m: m.rot90(m.ones(2, 2), 1, [1, -1]), RuntimeError, "different"),
     "meshgrid_2d": (lambda m: m.meshgrid(m.ones(2, 2), indexing="ij"), RuntimeError, "2D"),
     "meshgrid_bad_indexing": (lambda m: m.meshgrid(m.ones(2), indexing="ji"), RuntimeError, "ji"),
-    "meshgrid_dtypes": (lambda m: m.meshgrid(m.ones(2), m.ones(2, dtype=m.int64), indexing="ij"), RuntimeError,
-                        "dtype"),
+    "meshgrid_dtypes": (lambda m: m.meshgrid(m.ones(2), m.ones(2, dtype=m.int64), indexing="ij"),
+                        RuntimeError, "dtype"),
     "cartesian_prod_2d": (lambda m: m.cartesian_prod(m.ones(2, 2), m.ones(2)), RuntimeError, "1D"),
     "block_diag_3d": (lambda m: m.block_diag(m.ones(2, 2, 2)), RuntimeError, "3 dimensions"),
     "masked_select_not_bool": (lambda m: m.masked_select(m.ones(3), m.ones(3)), RuntimeError, "Bool"),
@@ -332,7 +336,8 @@ MISUSE = {
     "fmod_integer_by_zero_tensor": (lambda m: m.fmod(m.tensor([1, 2]), m.tensor([1, 0])), RuntimeError,
                                     "ZeroDivisionError"),
     "frac_integer": (lambda m: m.frac(m.tensor([1, 2])), RuntimeError, "frac"),
-    "heaviside_dtypes": (lambda m: m.heaviside(m.ones(2), m.ones(2, dtype=m.float64)), RuntimeError, "dtypes"),
+    "heaviside_dtypes": (lambda m: m.heaviside(m.ones(2), m.ones(2, dtype=m.float64)), RuntimeError,
+                         "dtypes"),
     "addcdiv_integers": (lambda m: m.addcdiv(m.ones(2), m.tensor([1, 2]), m.tensor([1, 2])), RuntimeError,
                          "Integer division"),
     "addcmul_shapes": (lambda m: m.addcmul(m.ones(2), m.ones(3), m.ones(3)), RuntimeError, "size"),
@@ -344,7 +349,8 @@ MISUSE = {
     "cross_no_size_3": (lambda m: m.cross(m.ones(2, 2), m.ones(2, 2)), RuntimeError, "3"),
     "cross_dim_not_3": (lambda m: m.cross(m.ones(3, 2), m.ones(3, 2), dim=1), RuntimeError, "length 3"),
     "addmv_shapes": (lambda m: m.addmv(m.ones(2), m.ones(2, 3), m.ones(2)), RuntimeError, "size mismatch"),
-    "baddbmm_shapes": (lambda m: m.baddbmm(m.ones(2, 2), m.ones(1, 2, 3), m.ones(1, 2, 2)), RuntimeError, "batch2"),
+    "baddbmm_shapes": (lambda m: m.baddbmm(m.ones(2, 2), m.ones(1, 2, 3), m.ones(1, 2, 2)), RuntimeError,
+                       "batch2"),
     "vdot_2d": (lambda m: m.vdot(m.ones(2, 2), m.ones(2, 2)), RuntimeError, "1D"),
     "inner_sizes": (lambda m: m.inner(m.ones(2, 3), m.ones(2)), RuntimeError, "last dimension"),
     "tensordot_sizes": (lambda m: m.tensordot(m.ones(2, 3), m.ones(2, 3), 1), RuntimeError, "contracted"),
