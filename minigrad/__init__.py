@@ -46,6 +46,7 @@ from minigrad.serialization import load, save
 from minigrad.threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                               set_num_threads)
 from minigrad import data, nn, optim, utils  # torch.nn, torch.optim, torch.utils.data as in PyTorch
+from minigrad import linalg  # torch.linalg's det, inv, cross
 from minigrad import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
 from minigrad import testing  # torch.testing.assert_close as in PyTorch
 
@@ -78,5 +79,5 @@ from minigrad.dtypes import finfo, iinfo  # noqa: E402
 from minigrad._unsupported import module_getattr as _module_getattr  # noqa: E402
 
 from math import e, inf, nan, pi  # noqa: E402  (torch.inf, torch.pi ...)
-__all__ += ["xpu", "normal", "bernoulli", "finfo", "iinfo", "inf", "nan", "pi", "e"]
+__all__ += ["xpu", "normal", "bernoulli", "finfo", "iinfo", "inf", "nan", "pi", "e", "linalg", "logspace"]
 __getattr__ = _module_getattr("minigrad")

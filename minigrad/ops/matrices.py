@@ -37,6 +37,11 @@ from minigrad.ops.linalg import Bmm, Dot, Mv, _transposed, matmul, mm, outer
 from minigrad.tensor import Tensor, _normalize_dim
 
 
+class LinAlgError(RuntimeError):
+    """A matrix the operation cannot handle (a singular one for ``inverse``), as PyTorch's
+    ``torch.linalg.LinAlgError``, a RuntimeError."""
+
+
 def _square_matrices(function: str, a: Tensor) -> None:
     """PyTorch's checks of ``linalg.det``/``linalg.inv``: floating point batches of square matrices."""
     check_tensor_arguments(function.split(".")[-1], {"A": a})
@@ -147,7 +152,7 @@ class Inverse(Function):
             inverse = None
         # CuPy may answer a singular matrix with infinities instead of raising
         if inverse is None or not bool(xp.isfinite(inverse).all()) and bool(xp.isfinite(a.array).all()):
-            raise RuntimeError("linalg.inv: The input matrix is singular: the inversion could not be "
+            raise LinAlgError("linalg.inv: The input matrix is singular: the inversion could not be "
                                "completed (a zero pivot in its LU factorisation).")
         out = Tensor(inverse)
         ctx.save_for_backward(out)

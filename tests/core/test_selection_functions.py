@@ -346,6 +346,8 @@ MISUSE = {
     "det_1d": (lambda m: m.det(m.ones(3)), RuntimeError, "2 dimensions"),
     "det_integer": (lambda m: m.det(m.ones(2, 2, dtype=m.int64)), RuntimeError, "Long"),
     "inverse_singular": (lambda m: m.inverse(m.ones(2, 2)), RuntimeError, "singular"),
+    "linalg_inv_singular": (lambda m: m.linalg.inv(m.zeros(3, 3)), RuntimeError, "singular"),
+    "linalg_cross_ndim": (lambda m: m.linalg.cross(m.ones(2, 3), m.ones(3)), RuntimeError, "dimensions"),
     "cross_no_size_3": (lambda m: m.cross(m.ones(2, 2), m.ones(2, 2)), RuntimeError, "3"),
     "cross_dim_not_3": (lambda m: m.cross(m.ones(3, 2), m.ones(3, 2), dim=1), RuntimeError, "length 3"),
     "addmv_shapes": (lambda m: m.addmv(m.ones(2), m.ones(2, 3), m.ones(2)), RuntimeError, "size mismatch"),
