@@ -225,7 +225,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
                       "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
                       "change to agree with that of linalg.cross in a future release.", UserWarning,
-                      stacklevel=2)
+                      stacklevel=3)
         a, _ = _cross_operands("cross", input, other)
         sizes = [axis for axis, n in enumerate(a.shape) if n == 3]
         if not sizes:

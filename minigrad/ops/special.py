@@ -43,6 +43,12 @@ def _floating_float64(a: Tensor) -> tuple:
     return xp, a.array.astype(_F64), dtype
 
 
+def _rounded(values: Any, dtype: Any) -> Tensor:
+    """The float64 results in the result's dtype (beyond float32's range: ±inf, silently, as PyTorch)."""
+    with ieee_results():
+        return Tensor(values.astype(dtype))
+
+
 # --- lgamma ---------------------------------------------------------------------------------------
 
 _LANCZOS_G = 7.0
@@ -93,7 +99,7 @@ class Lgamma(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         xp, x, dtype = _floating_float64(a)
-        return Tensor(lgamma_array(xp, x).astype(dtype))
+        return _rounded(lgamma_array(xp, x), dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -189,7 +195,7 @@ class Polygamma(Function):
         ctx.n = n
         ctx.save_for_backward(a)
         xp, x, dtype = _floating_float64(a)
-        return Tensor(polygamma_array(xp, n, x).astype(dtype))
+        return _rounded(polygamma_array(xp, n, x), dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -263,7 +269,7 @@ class Erfinv(Function):
     @staticmethod
     def forward(ctx, a):
         xp, y, dtype = _floating_float64(a)
-        out = Tensor(erfinv_array(xp, y).astype(dtype))
+        out = _rounded(erfinv_array(xp, y), dtype)
         ctx.save_for_backward(out)
         return out
 

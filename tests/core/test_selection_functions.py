@@ -212,7 +212,7 @@ def test_special_functions_over_a_wide_range():
         numpy.testing.assert_allclose(to_numpy(getattr(mg, name)(mg.tensor(points))), theirs, rtol=1e-12,
                                       atol=1e-14, err_msg=name)
     for name, points in (("lgamma", x), ("erfinv", y)):  # float32: computed in float64, rounded
-        points = points.astype(numpy.float32)
+        points = points[numpy.abs(points) < 1e38].astype(numpy.float32)
         theirs = reference(lambda torch, n=name, p=points: getattr(torch, n)(torch.tensor(p)),
                            inputs={"points": points})
         numpy.testing.assert_allclose(to_numpy(getattr(mg, name)(mg.tensor(points))), theirs, rtol=3e-6,
