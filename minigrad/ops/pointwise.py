@@ -16,6 +16,7 @@ from minigrad.ops import inplace as _inplace
 from minigrad.ops._util import (
     apply_broadcasting,
     as_operand,
+    check_broadcast,
     check_tensor_arguments,
     first_tensor,
     ieee_results,
@@ -109,13 +110,8 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     xp = get_array_module(input)
     x, v = input.array, values.array
-    try:
-        out = xp.where(x == 0, v, (x > 0).astype(x.dtype))
-    except ValueError:  # shapes that do not broadcast: PyTorch's message
-        from minigrad.ops._util import check_broadcast  # noqa: PLC0415
-
-        check_broadcast(input, values)
-        raise
+    check_broadcast(input, values)
+    out = xp.where(x == 0, v, (x > 0).astype(x.dtype))
     return Tensor(out.astype(x.dtype, copy=False))
 
 

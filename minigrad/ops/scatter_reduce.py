@@ -1,8 +1,8 @@
 """``scatter_reduce``: src's values reduced into input where ``index`` points, by 'sum', 'prod', 'mean',
 'amax' or 'amin' (``include_self``: input's value takes part).
 
-For dim 0: out[index[i][j]][j] = reduce(input[index[i][j]][j] (if include_self), every src[i'][j] with
-index[i'][j] = index[i][j]). The values meeting at one position are reduced without ``ufunc.at`` (which
+For dim 0: ``out[index[i][j]][j] = reduce(input[index[i][j]][j] (if include_self), every src[i'][j] with
+index[i'][j] = index[i][j])``. The values meeting at one position are reduced without ``ufunc.at`` (which
 CuPy lacks for most reductions): sorted by position, then combined by a segmented doubling scan (log₂ n
 passes), whose last element in each run of one position is that run's reduction.
 
