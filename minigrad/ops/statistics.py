@@ -27,7 +27,6 @@ from minigrad import dtypes as _dtypes
 from minigrad import return_types
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import no_grad
 from minigrad.backend import get_array_module
 from minigrad.ops import reduction
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
@@ -227,75 +226,70 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
-    """For each line of n sorted values s₀ ≤ … ≤ sₙ₋₁ (of c non-NaN values for nanquantile) and each q:
-    the rank r = q·(c − 1), and s at r interpolated between s⌊r⌋ and s⌈r⌉ (``interpolation``)."""
-    function = "nanquantile" if ignore_nan else "quantile"
+def _q_values(function: str, input: Tensor, q: Any, interpolation: str) -> Any:
+    """PyTorch's checks of quantile's arguments; the q values as an array of input's dtype."""
     check_tensor_arguments(function, {"input": input})
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{function}() interpolation must be one of linear, lower, higher, midpoint or "
-                         f"nearest. Got {interpolation}")
+                           f"nearest. Got {interpolation}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{function}() input tensor must be either float or double dtype")
-    xp = get_array_module(input)
     if isinstance(q, Tensor):
         if q.ndim > 1:
             raise RuntimeError(f"{function}() q must be a scalar or 1D tensor")
         if q.dtype is not input.dtype:
             raise RuntimeError(f"{function}() q tensor must be same dtype as the input tensor")
-        qs = q.array.astype(input.array.dtype)
+        qs = q.array.reshape(-1)
     else:
-        qs = xp.asarray([float(q)], dtype=input.array.dtype)
+        qs = get_array_module(input).asarray([float(q)], dtype=input.array.dtype)
     if qs.size and not bool(((qs >= 0) & (qs <= 1)).all()):
         raise RuntimeError(f"{function}() q values must be in the range [0, 1]")
     if input.numel() == 0:
         raise RuntimeError(f"{function}() input tensor must be non-empty")
-    # the lines to reduce, along the last axis
-    out_shape: tuple[int, ...]
+    return qs
+
+
+def _lines(function: str, input: Tensor, dim: Any, keepdim: bool) -> tuple:
+    """(the lines to reduce, as the last dimension of a tensor; the result's shape for one q)."""
     if dim is None:
-        lines, out_shape = input.reshape(-1), (1,) * input.ndim if keepdim else ()
-    else:
-        check_int_dim(dim, function)
-        axis = one_axis(dim, input.ndim)
-        lines = input.movedim(axis, -1) if input.ndim else input.reshape(1)
-        out_shape = tuple(input.shape[:axis]) + ((1,) if keepdim else ()) + tuple(input.shape[axis + 1:])
-        if input.ndim == 0:
-            out_shape = ()
-    ordered = lines.sort(-1).values  # NaN last
-    n = ordered.shape[-1]
-    with no_grad():
-        nan = xp.isnan(ordered.array)
-        count = (~nan).sum(axis=-1, keepdims=True) if ignore_nan else xp.full(nan.shape[:-1] + (1,), n)
-        has_nan = nan.any(axis=-1, keepdims=True)
-    q_shape = qs.reshape((-1,) + (1,) * ordered.ndim)  # (Q, 1, ..., 1): one q per leading row
-    rank = q_shape * (count - 1).astype(qs.dtype)
-    if not ignore_nan:
-        rank = xp.where(has_nan, n - 1, rank)  # a line with a NaN: its quantiles are NaN (sorted last)
-    else:
-        rank = xp.where(count == 0, n - 1, rank)  # a line of NaNs only: NaN
-    if interpolation == "nearest":
-        rank = xp.round(rank)  # halves to even, as PyTorch's round
-    below = xp.floor(rank).astype(_INT64)
-    above = xp.ceil(rank).astype(_INT64)
+        return input.reshape(-1), (1,) * input.ndim if keepdim else ()
+    check_int_dim(dim, function)
+    axis = one_axis(dim, input.ndim)
+    if input.ndim == 0:
+        return input.reshape(1), ()
+    kept = (1,) if keepdim else ()
+    return input.movedim(axis, -1), tuple(input.shape[:axis]) + kept + tuple(input.shape[axis + 1:])
+
+
+def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    """For each line of n sorted values s₀ ≤ … ≤ sₙ₋₁ (c of them not NaN) and each q: the rank
+    r = q·(n − 1) (q·(c − 1) for nanquantile), and s at r between s⌊r⌋ and s⌈r⌉: s⌊r⌋ + w·(s⌈r⌉ − s⌊r⌋)
+    with w = r − ⌊r⌋ ('linear'), ½ ('midpoint'), or one of the two ('lower', 'higher', 'nearest').
+    A line whose answer is NaN (a NaN in it; for nanquantile, nothing but NaNs) takes rank n − 1: NaN."""
+    function = "nanquantile" if ignore_nan else "quantile"
+    qs = _q_values(function, input, q, interpolation)
+    lines, out_shape = _lines(function, input, dim, keepdim)
+    ordered = lines.sort(-1).values  # (..., n), NaN last
+    xp = get_array_module(input)
+    n, dtype = ordered.shape[-1], ordered.array.dtype
+    nan = xp.isnan(ordered.array)
+    count = (~nan).sum(axis=-1, keepdims=True) if ignore_nan else xp.full(nan.shape[:-1] + (1,), n)
+    nan_answer = Tensor(count == 0 if ignore_nan else nan.any(axis=-1, keepdims=True))
+    q_column = (q if isinstance(q, Tensor) else Tensor(qs)).reshape((-1,) + (1,) * ordered.ndim)  # (Q, 1, …)
+    rank = where(nan_answer, n - 1.0, q_column * Tensor((count - 1).astype(dtype)))  # (Q, ..., 1)
+    position = xp.round(rank.array) if interpolation == "nearest" else rank.array  # halves to even
+    below, above = xp.floor(position).astype(_INT64), xp.ceil(position).astype(_INT64)
     if interpolation == "lower":
         above = below
     elif interpolation == "higher":
         below = above
-    if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
-        # differentiable in q too, as PyTorch's: weight = q·(c − 1) − ⌊r⌋ (0 where a NaN decides)
-        fixed = Tensor(has_nan if not ignore_nan else count == 0)
-        q_rank = q.reshape((-1,) + (1,) * ordered.ndim) * Tensor((count - 1).astype(qs.dtype))
-        weight = where(fixed, 0.0, q_rank - Tensor(below.astype(qs.dtype)))
-    elif interpolation == "linear":
-        weight = (rank - below).astype(qs.dtype)
-    else:  # midpoint: halfway; lower, higher, nearest: below and above are the same element
-        weight = xp.full(rank.shape, 0.5 if interpolation == "midpoint" else 0.0, dtype=qs.dtype)
+    if interpolation == "linear":
+        weight = rank - Tensor(below.astype(dtype))  # differentiable in q, as PyTorch's
+    else:
+        weight = Tensor(xp.full(below.shape, 0.5 if interpolation == "midpoint" else 0.0, dtype=dtype))
     expanded = ordered.unsqueeze(0).expand((qs.size,) + tuple(ordered.shape))  # (Q, ..., n)
-    low, high = expanded.gather(-1, Tensor(below)), expanded.gather(-1, Tensor(above))  # (Q, ..., 1)
-    weight = weight if isinstance(weight, Tensor) else Tensor(weight)
-    result = low.lerp(high, weight).squeeze(-1)  # (Q, the lines' leading shape)
-    shape = (qs.size, *out_shape)
-    result = result.reshape(shape)
+    low, high = expanded.gather(-1, Tensor(below)), expanded.gather(-1, Tensor(above))
+    result = low.lerp(high, weight).reshape((qs.size, *out_shape))
     return result if isinstance(q, Tensor) and q.ndim == 1 else result.squeeze(0)
 
 
