@@ -6,7 +6,7 @@ element selected, and nowhere else: ``da = zeros`` with ``dvalues`` put at ``ind
 whose own backward gathers again). The selection is one stable argsort of every line (NaN sorts last,
 as the largest value), no loop over lines:
 
-    kthvalue(k):  the line's k-th smallest value          (position k − 1 of the sorted line)
+    kthvalue(k):  the line's k-th smallest value          (position k − 1; ties: ``kthvalue_ties.py``)
     median:       its lower median                          (position ⌊(n − 1) / 2⌋; NaN if the line has one)
     nanmedian:    the lower median of its non-NaN values   (position ⌊(c − 1) / 2⌋ of c valid values)
     mode:         its most frequent value (the smallest, if several), and where it last occurs
@@ -32,6 +32,7 @@ from minigrad.ops import reduction
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
 from minigrad.ops._util import check_tensor_arguments, not_implemented_for, reduction_axes
 from minigrad.ops.elementwise import where
+from minigrad.ops.kthvalue_ties import kthvalue_index
 from minigrad.ops.scan import _doubling_scan
 from minigrad.ops.scatter import Scatter
 from minigrad.tensor import Tensor
@@ -86,7 +87,7 @@ def _at(xp: Any, order: Any, axis: int, position: Any) -> Any:
 
 def _pick_kth(k: int) -> Any:
     def pick(xp: Any, array: Any, axis: int) -> Any:
-        return _at(xp, _sorted_positions(xp, array, axis), axis, k - 1)
+        return kthvalue_index(xp, array, axis, k)  # among equal values, PyTorch's choice
     return pick
 
 

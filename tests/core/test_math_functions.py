@@ -59,6 +59,8 @@ ORDER_STATISTICS = [
     case("kthvalue", lambda m, a: m.kthvalue(a, 2, 1), (3, 5)),
     case("kthvalue_keepdim_dim0", lambda m, a: a.kthvalue(3, 0, True), (4, 3)),
     case("kthvalue_default_dim", lambda m, a: m.kthvalue(a, 1), (3, 4)),
+    case("kthvalue_ties", lambda m, a: m.kthvalue(a, 4, 1), TIES, gradcheck=False),
+    case("kthvalue_ties_dim0", lambda m, a: a.kthvalue(2, 0, keepdim=True), TIES, gradcheck=False),
     case("mode", lambda m, a: m.mode(a, 1), TIES, gradcheck=False),
     case("mode_dim0_keepdim", lambda m, a: a.mode(0, keepdim=True), TIES.T.copy(), gradcheck=False),
     case("mode_distinct", lambda m, a: m.mode(a), (3, 4)),

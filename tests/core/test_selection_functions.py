@@ -245,14 +245,18 @@ def test_median_mode_and_cummax_pick_the_element_pytorch_picks_at_ties():
     numpy.testing.assert_allclose(to_numpy(a.grad), (ties == 2.0) / 8.0)
 
 
-def test_kthvalue_values_at_ties():
-    """The values are PyTorch's; the index among equal elements may differ (PyTorch's quickselect)."""
-    ties = A([[3.0, 2.0, 3.0, 2.0, 2.0, 3.0, 2.0, 2.0, 2.0], [2.0, 3.0, 1.0, 3.0, 2.0, 0.0, 1.0, 3.0, 2.0]])
-    theirs = reference(lambda torch: torch.kthvalue(torch.tensor(ties), 3, 1).values)
-    ours = mg.kthvalue(mg.tensor(ties), 3, 1)
-    numpy.testing.assert_array_equal(to_numpy(ours.values), theirs)
-    picked = numpy.take_along_axis(ties, to_numpy(ours.indices)[:, None], 1)[:, 0]
-    numpy.testing.assert_array_equal(picked, theirs)
+@pytest.mark.parametrize("size", [2, 3, 5, 9, 16, 33])
+def test_kthvalue_picks_pytorchs_element_among_equal_values(size):
+    """PyTorch's quickselect decides which of equal values kthvalue returns (and sends the gradient to);
+    replayed for the tied lines (``kthvalue_ties.py``), with NaN as the largest value."""
+    rng = numpy.random.default_rng(size)
+    values = rng.integers(0, 4, (40, size)).astype(numpy.float64)
+    values[rng.random(values.shape) < 0.05] = NAN
+    for k in sorted({1, size // 3 + 1, size}):
+        theirs = reference(lambda torch, k=k: torch.kthvalue(torch.tensor(values), k, 1), inputs={"k": k})
+        ours = mg.kthvalue(mg.tensor(values), k, 1)
+        numpy.testing.assert_array_equal(to_numpy(ours.indices), theirs[1], err_msg=f"k={k}")
+        numpy.testing.assert_array_equal(to_numpy(ours.values), theirs[0], err_msg=f"k={k}")
 
 
 def test_meshgrid_without_indexing_warns_and_uses_ij():
