@@ -29,8 +29,15 @@ from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops import reduction
+from minigrad.ops._checks import reduction as checks
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
-from minigrad.ops._util import check_tensor_arguments, not_implemented_for, reduction_axes
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    check_tensor_arguments,
+    ieee_results,
+    not_implemented_for,
+    reduction_axes,
+)
 from minigrad.ops.elementwise import where
 from minigrad.ops.kthvalue_ties import kthvalue_index
 from minigrad.ops.scan import _doubling_scan
@@ -307,7 +314,7 @@ def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = F
     return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
 
 
-# --- paired and NaN-skipping summaries, composed of the reductions -------------------------------
+# --- NaN-skipping and paired summaries ------------------------------------------------------------
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean of the non-NaN values: Σ (NaNs as 0) / (number of non-NaN values); the NaNs get no
@@ -317,7 +324,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         input = input.to(_dtypes.dtype_argument(dtype, "nanmean"))  # noqa: A001
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{_torch_name(input.dtype)}")
+                           f"{TORCH_TYPE_NAMES[input.dtype.name]}")
     nan = Tensor(get_array_module(input).isnan(input.array))
     total = reduction.sum(where(nan, 0.0, input), _all_dims(dim), keepdim)
     count = reduction.sum(~nan, _all_dims(dim), keepdim)
@@ -328,39 +335,84 @@ def _all_dims(dim: Any) -> Any:
     return reduction.ALL_DIMS if dim is None else dim
 
 
-def _torch_name(dtype: Any) -> str:
-    from minigrad.ops._util import TORCH_TYPE_NAMES  # noqa: PLC0415
+class VarMean(Function):
+    """(v, m) = (var a, mean a) over ``axes`` in one node (or (std a, mean a));
+    da = dvar/da · dv + dm / N, with dvar/da = 2 (a − ā) / (N − correction) and dv = ds / (2s) for the std
+    (0 where s = 0, as ``std``'s)."""
 
-    return TORCH_TYPE_NAMES[dtype.name]
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim, correction, root):
+        ctx._name = "StdMeanBackward0" if root else "VarMeanBackward0"
+        ctx.root = root
+        xp = get_array_module(a)
+        variance = reduction._var_forward(ctx, a, axes, keepdim, correction)  # sets ctx.count, the shapes
+        spread = Tensor(xp.sqrt(variance) if root else variance)
+        with ieee_results():  # 0/0 for no elements: nan, as PyTorch's
+            mean = a.array.sum(axis=axes, keepdims=keepdim) / ctx.count
+        ctx.save_for_backward(a, spread)
+        return spread, Tensor(mean.astype(a.array.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad_spread, grad_mean):
+        a, spread = ctx.saved_tensors
+        grad_var = grad_spread
+        if ctx.root:
+            grad_var = where(Tensor(spread.array == 0), 0.0, grad_spread / (2 * spread))
+        grad_a = reduction._var_backward(ctx, grad_var, a)
+        grad_a = grad_a + reduction._expand_back(grad_mean, ctx) / max(ctx.count, 1)
+        return grad_a, None, None, None, None
 
 
-def _moments_arguments(dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> tuple:
+def _moments(function: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any,
+             root: bool) -> tuple:
+    check_tensor_arguments(function, {"input": input})
     if isinstance(dim, bool):  # std_mean(x, unbiased) positional form
         dim, unbiased = None, dim
-    return dim, unbiased, keepdim, correction
+    checks.check_var_dtype(input)
+    axes, correction = reduction_axes(dim, input.ndim), checks.correction_argument(unbiased, correction)
+    checks.check_degrees_of_freedom(input, axes, correction, function)
+    return VarMean.apply(input, axes, keepdim, correction, root)
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
-    """(std, mean) over ``dim`` in one call (two nodes here; PyTorch records one ``StdMeanBackward0``)."""
-    check_tensor_arguments("std_mean", {"input": input})
-    dim, unbiased, keepdim, correction = _moments_arguments(dim, unbiased, keepdim, correction)
-    std = reduction.std(input, dim, unbiased, keepdim, correction=correction)
-    return std, reduction.mean(input, _all_dims(dim), keepdim)
+    """(std, mean) over ``dim`` in one call and one graph node (``StdMeanBackward0``)."""
+    return _moments("std_mean", input, dim, unbiased, keepdim, correction, root=True)
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
-    """(var, mean) over ``dim`` in one call (two nodes here; PyTorch records one ``VarMeanBackward0``)."""
-    check_tensor_arguments("var_mean", {"input": input})
-    dim, unbiased, keepdim, correction = _moments_arguments(dim, unbiased, keepdim, correction)
-    var = reduction.var(input, dim, unbiased, keepdim, correction=correction)
-    return var, reduction.mean(input, _all_dims(dim), keepdim)
+    """(var, mean) over ``dim`` in one call and one graph node (``VarMeanBackward0``)."""
+    return _moments("var_mean", input, dim, unbiased, keepdim, correction, root=False)
+
+
+class Aminmax(Function):
+    """(min a, max a) over ``axes`` in one node; each gradient is shared evenly among the elements equal to
+    its extreme (``amin``'s and ``amax``'s backward, added)."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim):
+        ctx.axes, ctx.keepdim = axes, keepdim
+        low = Tensor(a.array.min(axis=axes, keepdims=keepdim))
+        high = Tensor(a.array.max(axis=axes, keepdims=keepdim))
+        ctx.save_for_backward(a, low, high)
+        return low, high
+
+    @staticmethod
+    def backward(ctx, grad_low, grad_high):
+        a, low, high = ctx.saved_tensors
+        axes, keepdim = ctx.axes, ctx.keepdim
+        share_low = reduction.AmaxBackward.apply(grad_low, a.array, low.array, "amin", axes, keepdim)
+        share_high = reduction.AmaxBackward.apply(grad_high, a.array, high.array, "amax", axes, keepdim)
+        return share_low + share_high, None, None
 
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
-    """Named tuple (min, max) over all elements or ``dim``; each gradient is spread evenly over the
-    elements equal to the extreme, as ``amin``/``amax``."""
+    """Named tuple (min, max) over all elements or ``dim``, in one node (``AminmaxBackward0``)."""
     check_tensor_arguments("aminmax", {"input": input})
     if dim is not None:
         check_int_dim(dim, "aminmax")
@@ -368,10 +420,5 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     if input.numel() == 0 and (axes is None or any(input.shape[a] == 0 for a in axes)):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
                            "has no identity.")
-    reduce_over = () if dim is None else dim
-    low = reduction.amin(input, reduce_over, keepdim)
-    high = reduction.amax(input, reduce_over, keepdim)
-    if dim is None and keepdim:
-        shape = (1,) * input.ndim
-        low, high = low.reshape(shape), high.reshape(shape)
+    low, high = Aminmax.apply(input, axes, keepdim)
     return return_types.aminmax(low, high)
