@@ -1,10 +1,11 @@
 """Larger tensors built from smaller ones, and rotations: ``tile``, ``rot90``, ``meshgrid``,
 ``cartesian_prod``, ``block_diag`` and ``kron``.
 
-Each but ``rot90`` is written in the shape ops (``repeat``, ``expand``, ``pad``, ``cat``) and products it
-is made of, as PyTorch composes them too, so the gradient is theirs: a tile's gradient is the sum of the
-tiles' gradients, a grid's is the sum over the grid's other axes. A rotation's gradient is the opposite
-rotation.
+``tile``, ``meshgrid``, ``cartesian_prod`` and ``kron`` are written in the shape ops (``repeat``,
+``expand``, ``stack``) and products they are made of, as PyTorch composes them too, so the gradient is
+theirs: a tile's gradient is the sum of the tiles' gradients, a grid's the sum over the grid's other
+axes. A rotation's gradient is the opposite rotation; a block-diagonal matrix's gradient is cut back
+into the blocks.
 """
 
 # ruff: noqa: A002  (``input`` is PyTorch's argument name)
@@ -20,7 +21,7 @@ from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._util import check_tensor_arguments
 from minigrad.ops.selection import repeat
-from minigrad.ops.shape import cat, pad, stack
+from minigrad.ops.shape import stack
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -118,10 +119,39 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([g.reshape(-1) for g in grids], 1)
 
 
+class BlockDiag(Function):
+    """Y = the blocks Bᵢ (each as a matrix) down the diagonal of a zero matrix;
+    dBᵢ = the block of dY at Bᵢ's place (in Bᵢ's own shape and dtype)."""
+
+    differentiable_backward = True
+
+    @staticmethod
+    def forward(ctx, *blocks):
+        xp = get_array_module(blocks[0])
+        dtype = _dtypes.result_type(*blocks)
+        matrices = [b.array.reshape(1, -1) if b.ndim < 2 else b.array for b in blocks]
+        height, width = sum(m.shape[0] for m in matrices), sum(m.shape[1] for m in matrices)
+        out = xp.zeros((height, width), dtype=dtype.numpy)
+        places, row, column = [], 0, 0
+        for m in matrices:
+            out[row:row + m.shape[0], column:column + m.shape[1]] = m
+            places.append((row, column, m.shape[0], m.shape[1]))
+            row, column = row + m.shape[0], column + m.shape[1]
+        ctx.places, ctx.shapes, ctx.dtypes = places, [b.shape for b in blocks], [b.dtype for b in blocks]
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        pieces = []
+        for (row, column, height, width), shape, dtype in zip(ctx.places, ctx.shapes, ctx.dtypes):
+            piece = grad.narrow(0, row, height).narrow(1, column, width).reshape(shape)
+            pieces.append(piece if piece.dtype is dtype else piece.to(dtype))
+        return tuple(pieces)
+
+
 def block_diag(*tensors: Tensor) -> Tensor:
-    """The block-diagonal matrix with the given blocks (0-d: 1×1, 1-D: one row, 2-D as they are),
-    zeros elsewhere: each block padded with zeros to the full width, the padded rows stacked."""
-    blocks = []
+    """The block-diagonal matrix with the given blocks (0-d: 1×1, 1-D: one row, 2-D as they are), zeros
+    elsewhere, in the blocks' promoted dtype."""
     for position, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"block_diag(): argument 'tensors' (position {position + 1}) must be tuple of "
@@ -129,18 +159,11 @@ def block_diag(*tensors: Tensor) -> Tensor:
         if t.ndim > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "
                                f"{position} has {t.ndim} dimensions")
-        blocks.append(t.reshape(1, -1) if t.ndim < 2 else t)
-    if not blocks:
+    if not tensors:
         from minigrad.creation import empty  # noqa: PLC0415 (creation imports the ops)
 
         return empty(1, 0)
-    dtype = _dtypes.result_type(*blocks)
-    width = sum(b.shape[1] for b in blocks)
-    rows, left = [], 0
-    for b in blocks:
-        rows.append(pad(b.to(dtype), (left, width - left - b.shape[1])))
-        left += b.shape[1]
-    return cat(rows, 0)
+    return BlockDiag.apply(*tensors)
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:

@@ -307,10 +307,17 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     return Baddbmm.apply(input, batch1, batch2, beta, alpha)
 
 
+class Vdot(Dot):
+    """y = Σᵢ conj(aᵢ)·bᵢ, for real numbers a · b (``Dot``'s forward and backward);   da = dy·b,
+    db = dy·a."""
+
+    node_name = "VdotBackward0"
+
+
 def vdot(input: Tensor, other: Tensor) -> Tensor:
-    """Σᵢ conj(aᵢ)·bᵢ of two 1-D tensors: for real numbers, ``dot``."""
+    """Σᵢ conj(aᵢ)·bᵢ of two 1-D tensors: minigrad's numbers are real, so it is ``dot``."""
     check_dot(input, other)
-    return Dot.apply(input, other)
+    return Vdot.apply(input, other)
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:

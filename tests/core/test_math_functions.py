@@ -203,7 +203,7 @@ NODE_NAMES = {
     "det": lambda m, a: m.det(a[:, :2]), "inverse": lambda m, a: m.inverse(a[:, :2] + 3),
     "cross": lambda m, a: m.cross(a, a.flip(0), dim=1), "addmv": lambda m, a: m.addmv(a[0, :2], a[:2], a[0]),
     "baddbmm": lambda m, a: m.baddbmm(a[:1, :2], a.unsqueeze(0), a.t().unsqueeze(0)[:, :, :2]),
-    "vdot": lambda m, a: m.vdot(a[0], a[1]) if m.__name__ == "minigrad" else m.dot(a[0], a[1]),
+    "vdot": lambda m, a: m.vdot(a[0], a[1]), "block_diag": lambda m, a: m.block_diag(a, a[0]),
     "tile": lambda m, a: m.tile(a, (2,)), "rot90": lambda m, a: m.rot90(a),
     "std_mean": lambda m, a: m.std_mean(a, 1)[0], "var_mean": lambda m, a: m.var_mean(a)[1],
     "aminmax": lambda m, a: m.aminmax(a, dim=0).max,
