@@ -1,4 +1,5 @@
-"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort`` and ``topk`` return: ``(values, indices)``.
+"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort``, ``topk``, ``median``, ``kthvalue``, ``mode``,
+``cummax``... return: ``(values, indices)``; and ``histogram``'s and ``aminmax``'s pairs.
 
 They print as PyTorch's ``torch.return_types.max`` do, one field a line.
 """
