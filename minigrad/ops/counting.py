@@ -13,6 +13,7 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument, int_argument
+from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._util import TORCH_TYPE_NAMES, check_tensor_arguments, reduction_axes
 from minigrad.ops.comparison import nonzero
@@ -21,9 +22,35 @@ from minigrad.tensor import Tensor, _normalize_dim
 _INT64 = _dtypes.int64.numpy
 
 
-def _results(values: Any, inverse: Any, counts: Any, return_inverse: bool, return_counts: bool) -> Any:
+class NoDerivative(Function):
+    """A result PyTorch records in the graph without a derivative: it requires grad when an input does,
+    and its backward raises PyTorch's error (``unique``'s values, ``heaviside``)."""
+
+    @staticmethod
+    def forward(ctx, result, error, name, *inputs):
+        ctx._name, ctx.error = name, error
+        return Tensor(result)
+
+    @staticmethod
+    def backward(ctx, grad):
+        kind, message = ctx.error
+        raise kind(message)
+
+
+def recorded_without_derivative(result: Any, error: tuple, name: str, *inputs: Tensor) -> Tensor:
+    """``result`` (an array) as a Tensor that, like PyTorch's, requires grad if one of ``inputs`` does;
+    ``error`` is (exception class, message) of its backward."""
+    if not any(t.requires_grad for t in inputs):
+        return Tensor(result)
+    return NoDerivative.apply(result, error, name, *inputs)
+
+
+def _results(values: Any, inverse: Any, counts: Any, return_inverse: bool, return_counts: bool,
+             input: Tensor, kernel: str = "_unique2") -> Any:
     """``values`` alone, or the tuple PyTorch returns with the inverse indices and/or the counts."""
-    out = [Tensor(values)]
+    name = "".join(part.capitalize() for part in kernel.split("_")) + "Backward0"  # Unique2Backward0 ...
+    error = (NotImplementedError, f"the derivative for '{kernel}' is not implemented.")
+    out = [recorded_without_derivative(values, error, name, input)]
     if return_inverse:
         out.append(Tensor(inverse.astype(_INT64, copy=False)))
     if return_counts:
@@ -44,13 +71,13 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if dim is None:
         flat = array.reshape(-1)
         values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
-        return _results(values, inverse.reshape(array.shape), counts, return_inverse, return_counts)
+        return _results(values, inverse.reshape(array.shape), counts, return_inverse, return_counts, input)
     axis = _normalize_dim(int_argument(dim, "unique", "dim"), input.ndim)
     if array.shape[axis] == 0:
         empty = xp.zeros((0,), dtype=_INT64)
-        return _results(array.copy(), empty, empty, return_inverse, return_counts)
+        return _results(array.copy(), empty, empty, return_inverse, return_counts, input, "unique_dim")
     values, inverse, counts = xp.unique(array, return_inverse=True, return_counts=True, axis=axis)
-    return _results(values, inverse.reshape(-1), counts, return_inverse, return_counts)
+    return _results(values, inverse.reshape(-1), counts, return_inverse, return_counts, input, "unique_dim")
 
 
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
@@ -70,7 +97,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     if n == 0:
         empty = xp.zeros((0,), dtype=_INT64)
         inverse = xp.zeros(input.shape if dim is None else (0,), dtype=_INT64)
-        return _results(input.array.copy(), inverse, empty, return_inverse, return_counts)
+        return _results(input.array.copy(), inverse, empty, return_inverse, return_counts, input,
+                        "unique_consecutive")
     rows = array.reshape(n, -1)
     starts = xp.ones(n, dtype=bool)
     starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)  # a slice that differs from the one before
@@ -82,7 +110,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inverse = inverse.reshape(input.shape)
     else:
         values = xp.moveaxis(values, 0, axis)
-    return _results(values, inverse, counts, return_inverse, return_counts)
+    return _results(values, inverse, counts, return_inverse, return_counts, input, "unique_consecutive")
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:

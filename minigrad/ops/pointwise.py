@@ -24,6 +24,7 @@ from minigrad.ops._util import (
     sign_array,
 )
 from minigrad.ops.arithmetic import _quotient_operands, _save_operands, _saved_operands, _trunc_divide
+from minigrad.ops.counting import recorded_without_derivative
 from minigrad.tensor import Tensor
 
 
@@ -103,16 +104,17 @@ def signbit(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:  # noqa: A002
-    """H(a) = 0 for a < 0, ``values`` at a = 0, 1 for a > 0 (broadcast together; no gradient, as in PyTorch,
-    which has no derivative for it)."""
+    """H(a) = 0 for a < 0, ``values`` at a = 0, 1 for a > 0 (broadcast together). As in PyTorch it has no
+    derivative: its result requires grad if an input does, and its backward raises NotImplementedError."""
     check_tensor_arguments("heaviside", {"input": input, "values": values})
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
     xp = get_array_module(input)
     x, v = input.array, values.array
     check_broadcast(input, values)
-    out = xp.where(x == 0, v, (x > 0).astype(x.dtype))
-    return Tensor(out.astype(x.dtype, copy=False))
+    out = xp.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype, copy=False)
+    error = (RuntimeError, "derivative for aten::heaviside is not implemented")
+    return recorded_without_derivative(out, error, "torch::autograd::NotImplemented", input, values)
 
 
 # --- addcmul and addcdiv: input + value · t₁ ∘ t₂ (or t₁ / t₂) ------------------------------------

@@ -259,6 +259,30 @@ def test_kthvalue_picks_pytorchs_element_among_equal_values(size):
         numpy.testing.assert_array_equal(to_numpy(ours.values), theirs[0], err_msg=f"k={k}")
 
 
+WITHOUT_DERIVATIVE = {
+    "unique": lambda m, a: m.unique(a, return_counts=True)[0],
+    "unique_dim": lambda m, a: m.unique(a, dim=0),
+    "unique_consecutive": lambda m, a: a.unique_consecutive(),
+    "heaviside": lambda m, a: m.heaviside(a, m.tensor([0.5])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WITHOUT_DERIVATIVE))
+def test_results_without_a_derivative_are_recorded_and_refuse_backward(name):
+    """As in PyTorch: the result of an input that requires grad requires grad too, names PyTorch's node,
+    and its backward raises NotImplementedError."""
+    fn = WITHOUT_DERIVATIVE[name]
+
+    def node_name(lib):
+        out = fn(lib, lib.tensor([1.0, 0.0, 0.0, 2.0], requires_grad=True))
+        return out.requires_grad, out.grad_fn.name()
+
+    assert node_name(mg) == tuple(reference(node_name))
+    error = RuntimeError if name == "heaviside" else NotImplementedError  # (a subclass of RuntimeError)
+    raises_like_torch(lambda lib: fn(lib, lib.tensor([1.0, 0.0], requires_grad=True)).sum().backward(),
+                      error, "derivative")
+
+
 def test_meshgrid_without_indexing_warns_and_uses_ij():
     with pytest.warns(UserWarning, match="indexing"):
         grid_x, grid_y = mg.meshgrid(mg.arange(3), mg.arange(2))
