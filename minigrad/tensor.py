@@ -1391,6 +1391,41 @@ class Tensor:
     def inner(self, other: Tensor) -> Tensor:
         return matrices.inner(self, other)
 
+    # in-place forms: the same functions, written back into this tensor (recorded as PyTorch's)
+
+    def cumprod_(self, dim: _int, *, dtype: Any = None) -> Tensor:
+        return inplace.apply(self, "cumprod_", lambda t: scan.cumprod(t, dim, dtype=dtype))
+
+    def fmod_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "fmod_", lambda t: pointwise.fmod(t, other), other)
+
+    def frac_(self) -> Tensor:
+        return inplace.apply(self, "frac_", pointwise.frac)
+
+    def sgn_(self) -> Tensor:
+        return inplace.apply(self, "sgn_", pointwise.sgn)
+
+    def lgamma_(self) -> Tensor:
+        return inplace.apply(self, "lgamma_", special.lgamma)
+
+    def digamma_(self) -> Tensor:
+        return inplace.apply(self, "digamma_", special.digamma)
+
+    def polygamma_(self, n: _int) -> Tensor:
+        return inplace.apply(self, "polygamma_", lambda t: special.polygamma(n, t))
+
+    def erfinv_(self) -> Tensor:
+        return inplace.apply(self, "erfinv_", special.erfinv)
+
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "addmv_", lambda t: matrices.addmv(t, mat, vec, beta=beta, alpha=alpha),
+                             mat, vec)
+
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "baddbmm_",
+                             lambda t: matrices.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha),
+                             batch1, batch2)
+
     def apply_(self, callable: Callable[[Any], Any]) -> Tensor:  # noqa: A002 (PyTorch's name)
         """Replace each element x by ``callable(x)`` (a Python function of a number), in place; CPU only
         and slow (one Python call per element), as in PyTorch."""

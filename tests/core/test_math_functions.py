@@ -235,6 +235,32 @@ def test_in_place_addcmul_and_addcdiv_as_optimisers_use_them():
         numpy.testing.assert_allclose(to_numpy(mine), expected, rtol=1e-12)
 
 
+IN_PLACE = {
+    "cumprod_": lambda t: t.cumprod_(1), "fmod_": lambda t: t.fmod_(0.4), "frac_": lambda t: t.frac_(),
+    "sgn_": lambda t: t.sgn_(), "lgamma_": lambda t: t.lgamma_(), "digamma_": lambda t: t.digamma_(),
+    "polygamma_": lambda t: t.polygamma_(1), "erfinv_": lambda t: (t / 4).erfinv_(),
+    "addmv_": lambda t: t[:, 0].clone().addmv_(t, t[0], beta=0.5),
+    "baddbmm_": lambda t: t.unsqueeze(0).clone().baddbmm_(t.unsqueeze(0), t.t().unsqueeze(0), alpha=2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_more_in_place_forms_as_pytorch(name):
+    """The value, and the gradient through the in-place op (applied to a non-leaf), are PyTorch's."""
+    change = IN_PLACE[name]
+    array = A([[0.5, 1.5], [2.5, 0.75]])
+
+    def run(lib):
+        leaf = lib.tensor(array, requires_grad=True)
+        out = change(leaf * 1)
+        out.sum().backward()
+        return out.detach(), leaf.grad
+
+    ours, theirs = run(mg), reference(run)
+    numpy.testing.assert_allclose(to_numpy(ours[0]), theirs[0], rtol=1e-9)  # PyTorch's trigamma: 1e-10
+    numpy.testing.assert_allclose(to_numpy(ours[1]), theirs[1], rtol=1e-9, atol=1e-12)
+
+
 def test_in_place_forms_are_recorded():
     base = mg.tensor(A([[1.0, 2.0], [3.0, 4.0]]), requires_grad=True)
     x = base * 1
