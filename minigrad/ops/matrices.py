@@ -3,7 +3,7 @@
 
 The derivatives, in matrix form (G the incoming gradient, Aᵀ the transpose of the last two axes):
 
-    trace:    y = Σᵢ Aᵢᵢ              dA = G · I
+    trace:    y = Σᵢ Aᵢᵢ              dA = G on the diagonal, 0 elsewhere
     det:      y = det A               dA = G · det(A) · A⁻ᵀ      (Jacobi's formula: the adjugate, transposed)
     inverse:  Y = A⁻¹                 dA = −Yᵀ · G · Yᵀ
     cross:    y = a × b               da = b × G,  db = G × a
@@ -33,6 +33,7 @@ from minigrad.ops._util import (
     check_tensor_arguments,
     not_implemented_for,
 )
+from minigrad.ops.elementwise import where
 from minigrad.ops.linalg import Bmm, Dot, Mv, _transposed, matmul, mm, outer
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -63,7 +64,7 @@ def _mT(a: Tensor) -> Tensor:  # noqa: N802 (PyTorch's name)
 # --- trace, det, inverse --------------------------------------------------------------------------
 
 class Trace(Function):
-    """y = Σᵢ Aᵢᵢ (an (n, m) matrix);   dA = G · I (the identity, n × m)."""
+    """y = Σᵢ Aᵢᵢ (an (n, m) matrix);   dA = G on the diagonal, 0 elsewhere (G · I, selected)."""
 
     differentiable_backward = True
 
@@ -77,8 +78,8 @@ class Trace(Function):
     @staticmethod
     def backward(ctx, grad):
         xp = get_array_module(grad)
-        eye = Tensor(xp.eye(*ctx.input_shape, dtype=grad.array.dtype))
-        return grad * eye
+        diagonal = Tensor(xp.eye(*ctx.input_shape, dtype=bool))
+        return where(diagonal, grad, 0.0)  # selected: a nan or inf gradient stays on the diagonal
 
 
 def trace(input: Tensor) -> Tensor:

@@ -178,6 +178,20 @@ def test_against_pytorch(c):
     check_op(c)
 
 
+def test_trace_sends_an_infinite_gradient_only_to_the_diagonal():
+    """Masks select (SPEC): off the diagonal the gradient is exactly 0, even for an inf upstream."""
+    matrix = A([[1.0, 2.0], [3.0, 4.0]])
+
+    def gradient(lib):
+        a = lib.tensor(matrix, requires_grad=True)
+        (lib.trace(a) * math.inf).backward()
+        return a.grad
+
+    expected = reference(gradient)
+    numpy.testing.assert_array_equal(expected, A([[math.inf, 0.0], [0.0, math.inf]]))
+    numpy.testing.assert_array_equal(to_numpy(gradient(mg)), expected)
+
+
 def test_det_of_a_singular_matrix_has_the_adjugate_as_gradient():
     """d det / dA = adj(A)ᵀ, the cofactors, also where A is singular (PyTorch gives zeros for this one;
     the cofactors are the true derivative: det is a polynomial)."""
