@@ -26,6 +26,8 @@ class NoDerivative(Function):
     """A result PyTorch records in the graph without a derivative: it requires grad when an input does,
     and its backward raises PyTorch's error (``unique``'s values, ``heaviside``)."""
 
+    differentiable_backward = True  # it raises, recorded or not
+
     @staticmethod
     def forward(ctx, result, error, name, *inputs):
         ctx._name, ctx.error = name, error
