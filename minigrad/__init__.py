@@ -37,6 +37,7 @@ from minigrad.autograd import (
 from minigrad.autograd.grad_mode import is_inference_mode_enabled
 from minigrad.backend import Device, device, get_default_device, set_backend, set_default_device
 from minigrad.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                               logspace,
                                linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                                randperm, tensor, zeros, zeros_like)
 from minigrad.dtypes import (bool, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32,
@@ -50,7 +51,7 @@ from minigrad._formatting import set_printoptions
 from minigrad.serialization import load, save
 from minigrad.threads import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
                               set_num_threads)
-from minigrad import data, nn, optim  # torch.nn, torch.optim as in PyTorch
+from minigrad import data, linalg, nn, optim  # torch.nn, torch.optim, torch.linalg's det, inv, cross
 from minigrad.compat import utils  # torch.utils.data
 from minigrad.compat import return_types  # the (values, indices) named tuples of max(dim) and min(dim)
 from minigrad import testing  # torch.testing.assert_close as in PyTorch
@@ -88,5 +89,5 @@ from minigrad.compat import register_pytorch_paths as _register_pytorch_paths  #
 _register_pytorch_paths()  # import minigrad.cuda, minigrad.backends.cudnn, ... as in PyTorch
 
 from math import e, inf, nan, pi  # noqa: E402  (torch.inf, torch.pi ...)
-__all__ += ["xpu", "normal", "bernoulli", "finfo", "iinfo", "inf", "nan", "pi", "e"]
+__all__ += ["xpu", "normal", "bernoulli", "finfo", "iinfo", "inf", "nan", "pi", "e", "linalg", "logspace"]
 __getattr__ = _module_getattr("minigrad")

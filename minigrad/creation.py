@@ -308,6 +308,18 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     return _finish(numpy.linspace(start, end, steps).astype(target.numpy), device, requires_grad, "linspace")
 
 
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``steps`` numbers from base^start to base^end, evenly spaced in their exponents:
+    base ** linspace(start, end, steps)."""
+    if int_argument(steps, "logspace", "steps") < 0:
+        raise RuntimeError(f"number of steps must be non-negative, got {steps}")
+    target = _dtype(dtype, "logspace")
+    exponents = numpy.linspace(start, end, steps)
+    powers = numpy.power(float(base), exponents)
+    return _finish(powers.astype(target.numpy), device, requires_grad, "logspace")
+
+
 def _random(draw: str, shape: tuple, generator: Generator | None, dtype: Any, device: Any,
             requires_grad: bool) -> Tensor:
     target = _dtype(dtype, draw)

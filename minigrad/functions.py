@@ -256,6 +256,76 @@ index_add = _on_tensor(_scatter_ops.index_add)
 nonzero = comparison.nonzero
 
 
+# issue 29's math and selection (minigrad.ops: scan, statistics, counting, arrange, masking, matrices,
+# pointwise, special, scatter_reduce)
+from minigrad.ops import arrange as _arrange  # noqa: E402
+from minigrad.ops import counting as _counting  # noqa: E402
+from minigrad.ops import distance as _distance  # noqa: E402
+from minigrad.ops import masking as _masking  # noqa: E402
+from minigrad.ops import matrices as _matrices  # noqa: E402
+from minigrad.ops import pointwise as _pointwise  # noqa: E402
+from minigrad.ops import scan as _scan  # noqa: E402
+from minigrad.ops import scatter_reduce as _scatter_reduce  # noqa: E402
+from minigrad.ops import special as _special  # noqa: E402
+from minigrad.ops import statistics as _statistics  # noqa: E402
+
+cumprod = _writing_out(_scan.cumprod)
+cummax = _scan.cummax
+cummin = _scan.cummin
+logcumsumexp = _writing_out(_scan.logcumsumexp)
+diff = _writing_out(_scan.diff)
+median = _statistics.median
+nanmedian = _statistics.nanmedian
+kthvalue = _statistics.kthvalue
+mode = _statistics.mode
+quantile = _writing_out(_statistics.quantile)
+nanquantile = _writing_out(_statistics.nanquantile)
+nanmean = _writing_out(_statistics.nanmean)
+std_mean = _statistics.std_mean
+var_mean = _statistics.var_mean
+aminmax = _statistics.aminmax
+unique = _counting.unique
+unique_consecutive = _counting.unique_consecutive
+bincount = _counting.bincount
+count_nonzero = _counting.count_nonzero
+argwhere = _counting.argwhere
+searchsorted = _writing_out(_counting.searchsorted)
+bucketize = _writing_out(_counting.bucketize)
+tile = _arrange.tile
+rot90 = _arrange.rot90
+meshgrid = _arrange.meshgrid
+cartesian_prod = _arrange.cartesian_prod
+block_diag = _arrange.block_diag
+kron = _writing_out(_arrange.kron)
+masked_select = _writing_out(_masking.masked_select)
+masked_scatter = _masking.masked_scatter
+take = _writing_out(_masking.take)
+put = _masking.put
+index_put = _masking.index_put
+index_put_ = _masking.index_put_
+scatter_reduce = _writing_out(_scatter_reduce.scatter_reduce)
+fmod = _writing_out(_pointwise.fmod)
+frac = _writing_out(_pointwise.frac)
+sgn = _writing_out(_pointwise.sgn)
+signbit = _writing_out(_pointwise.signbit)
+heaviside = _writing_out(_pointwise.heaviside)
+addcmul = _writing_out(_pointwise.addcmul)
+addcdiv = _writing_out(_pointwise.addcdiv)
+lgamma = _writing_out(_special.lgamma)
+digamma = _writing_out(_special.digamma)
+polygamma = _writing_out(_special.polygamma)
+erfinv = _writing_out(_special.erfinv)
+trace = _matrices.trace
+det = _matrices.det
+inverse = _writing_out(_matrices.inverse)
+cross = _writing_out(_matrices.cross)
+addmv = _writing_out(_matrices.addmv)
+baddbmm = _writing_out(_matrices.baddbmm)
+vdot = _writing_out(_matrices.vdot)
+inner = _writing_out(_matrices.inner)
+tensordot = _matrices.tensordot
+cdist = _distance.cdist
+
 def view_as(a: Tensor, other: Tensor) -> Tensor:
     return a.view_as(other)
 

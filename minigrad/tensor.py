@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, ParamSpec, SupportsIndex, TypeVar, overlo
 import numpy
 
 from minigrad import backend
-from minigrad.compat import unsupported as _unsupported
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument
+from minigrad.compat import unsupported as _unsupported
 
 if TYPE_CHECKING:
     from minigrad.ops._util import ViewInfo
@@ -1292,6 +1292,207 @@ class Tensor:
         return scatter_ops.scatter_add(self, dim, index, src)
 
 
+    # --- issue 29's math and selection (minigrad.ops: scan, statistics, counting, arrange, masking,
+    # matrices, pointwise, special, scatter_reduce) ------------------------------------------------
+
+    def cumprod(self, dim: _int, *, dtype: Any = None) -> Tensor:
+        return scan.cumprod(self, dim, dtype=dtype)
+
+    def cummax(self, dim: _int) -> Any:
+        return scan.cummax(self, dim)
+
+    def cummin(self, dim: _int) -> Any:
+        return scan.cummin(self, dim)
+
+    def logcumsumexp(self, dim: _int) -> Tensor:
+        return scan.logcumsumexp(self, dim)
+
+    def diff(self, n: _int = 1, dim: _int = -1, prepend: Tensor | None = None,
+             append: Tensor | None = None) -> Tensor:
+        return scan.diff(self, n, dim, prepend, append)
+
+    def median(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
+        return statistics.median(self, dim, keepdim)
+
+    def nanmedian(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
+        return statistics.nanmedian(self, dim, keepdim)
+
+    def kthvalue(self, k: _int, dim: _int = -1, keepdim: _bool = False) -> Any:
+        return statistics.kthvalue(self, k, dim, keepdim)
+
+    def mode(self, dim: _int = -1, keepdim: _bool = False) -> Any:
+        return statistics.mode(self, dim, keepdim)
+
+    def quantile(self, q: Any, dim: _int | None = None, keepdim: _bool = False, *,
+                 interpolation: str = "linear") -> Tensor:
+        return statistics.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q: Any, dim: _int | None = None, keepdim: _bool = False, *,
+                    interpolation: str = "linear") -> Tensor:
+        return statistics.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanmean(self, dim: Any = None, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
+        return statistics.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def aminmax(self, *, dim: _int | None = None, keepdim: _bool = False) -> Any:
+        return statistics.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def unique(self, sorted: _bool = True, return_inverse: _bool = False, return_counts: _bool = False,  # noqa: A002
+               dim: _int | None = None) -> Any:
+        return counting.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse: _bool = False, return_counts: _bool = False,
+                           dim: _int | None = None) -> Any:
+        return counting.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, weights: Tensor | None = None, minlength: _int = 0) -> Tensor:
+        return counting.bincount(self, weights, minlength)
+
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        return counting.count_nonzero(self, dim)
+
+    def argwhere(self) -> Tensor:
+        return counting.argwhere(self)
+
+    def tile(self, *dims: Any) -> Tensor:
+        return arrange.tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
+
+    def rot90(self, k: _int = 1, dims: Any = (0, 1)) -> Tensor:
+        return arrange.rot90(self, k, dims)
+
+    def kron(self, other: Tensor) -> Tensor:
+        return arrange.kron(self, other)
+
+    def masked_select(self, mask: Tensor) -> Tensor:
+        return masking.masked_select(self, mask)
+
+    def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor:
+        return masking.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask: Tensor, source: Tensor) -> Tensor:
+        return masking.masked_scatter_(self, mask, source)
+
+    def take(self, index: Tensor) -> Tensor:
+        return masking.take(self, index)
+
+    def put(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
+        return masking.put(self, index, source, accumulate)
+
+    def put_(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
+        return masking.put_(self, index, source, accumulate)
+
+    def scatter_reduce(self, dim: _int, index: Tensor, src: Tensor, reduce: str, *,
+                       include_self: _bool = True) -> Tensor:
+        return scatter_reduce_ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def scatter_reduce_(self, dim: _int, index: Tensor, src: Tensor, reduce: str, *,
+                        include_self: _bool = True) -> Tensor:
+        return scatter_reduce_ops.scatter_reduce_(self, dim, index, src, reduce, include_self=include_self)
+
+    def fmod(self, other: Any) -> Tensor:
+        return pointwise.fmod(self, other)
+
+    def frac(self) -> Tensor:
+        return pointwise.frac(self)
+
+    def sgn(self) -> Tensor:
+        return pointwise.sgn(self)
+
+    def signbit(self) -> Tensor:
+        return pointwise.signbit(self)
+
+    def heaviside(self, values: Tensor) -> Tensor:
+        return pointwise.heaviside(self, values)
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcmul_(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcdiv_(self, tensor1, tensor2, value=value)
+
+    def lgamma(self) -> Tensor:
+        return special.lgamma(self)
+
+    def digamma(self) -> Tensor:
+        return special.digamma(self)
+
+    def polygamma(self, n: _int) -> Tensor:
+        return special.polygamma(n, self)
+
+    def erfinv(self) -> Tensor:
+        return special.erfinv(self)
+
+    def trace(self) -> Tensor:
+        return matrices.trace(self)
+
+    def det(self) -> Tensor:
+        return matrices.det(self)
+
+    def inverse(self) -> Tensor:
+        return matrices.inverse(self)
+
+    def cross(self, other: Tensor, dim: _int | None = None) -> Tensor:
+        return matrices.cross(self, other, dim)
+
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return matrices.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return matrices.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        return matrices.vdot(self, other)
+
+    def inner(self, other: Tensor) -> Tensor:
+        return matrices.inner(self, other)
+
+    # in-place forms: the same functions, written back into this tensor (recorded as PyTorch's)
+
+    def cumprod_(self, dim: _int, *, dtype: Any = None) -> Tensor:
+        return inplace.apply(self, "cumprod_", lambda t: scan.cumprod(t, dim, dtype=dtype))
+
+    def fmod_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "fmod_", lambda t: pointwise.fmod(t, other), other)
+
+    def frac_(self) -> Tensor:
+        return inplace.apply(self, "frac_", pointwise.frac)
+
+    def sgn_(self) -> Tensor:
+        return inplace.apply(self, "sgn_", pointwise.sgn)
+
+    def lgamma_(self) -> Tensor:
+        return inplace.apply(self, "lgamma_", special.lgamma)
+
+    def digamma_(self) -> Tensor:
+        return inplace.apply(self, "digamma_", special.digamma)
+
+    def polygamma_(self, n: _int) -> Tensor:
+        return inplace.apply(self, "polygamma_", lambda t: special.polygamma(n, t))
+
+    def erfinv_(self) -> Tensor:
+        return inplace.apply(self, "erfinv_", special.erfinv)
+
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "addmv_", lambda t: matrices.addmv(t, mat, vec, beta=beta, alpha=alpha),
+                             mat, vec)
+
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "baddbmm_",
+                             lambda t: matrices.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha),
+                             batch1, batch2)
+
+    def apply_(self, callable: Callable[[Any], Any]) -> Tensor:  # noqa: A002 (PyTorch's name)
+        """Replace each element x by ``callable(x)`` (a Python function of a number), in place; CPU only
+        and slow (one Python call per element), as in PyTorch."""
+        return pointwise.apply_(self, callable)
+
+
 _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                       "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
                       "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
@@ -1367,3 +1568,6 @@ from minigrad.ops import sampling  # noqa: E402
 from minigrad.ops import strided  # noqa: E402
 from minigrad import creation  # noqa: E402
 from minigrad.ops._util import mark_view  # noqa: E402
+from minigrad.ops import (arrange, counting, masking, matrices, pointwise, scan, special,  # noqa: E402
+                          statistics)
+from minigrad.ops import scatter_reduce as scatter_reduce_ops  # noqa: E402

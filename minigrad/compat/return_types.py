@@ -1,4 +1,5 @@
-"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort`` and ``topk`` return: ``(values, indices)``.
+"""The named tuples that ``max(dim)``, ``min(dim)``, ``sort``, ``topk``, ``median``, ``kthvalue``, ``mode``,
+``cummax``... return: ``(values, indices)``; and ``histogram``'s and ``aminmax``'s pairs.
 
 They print as PyTorch's ``torch.return_types.max`` do, one field a line.
 """
@@ -8,7 +9,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-__all__ = ["max", "min", "sort", "topk", "histogram"]
+__all__ = ["max", "min", "sort", "topk", "histogram", "median", "nanmedian", "kthvalue", "mode", "cummax",
+           "cummin", "aminmax"]
 
 
 def _values_indices(name: str) -> type:
@@ -35,3 +37,21 @@ class histogram(namedtuple("histogram", ["hist", "bin_edges"])):  # noqa: N801 (
 
     def __repr__(self) -> str:
         return f"minigrad.return_types.histogram(\nhist={self.hist!r},\nbin_edges={self.bin_edges!r})"
+
+
+# issue 29's order statistics and scans
+median = _values_indices("median")
+nanmedian = _values_indices("nanmedian")
+kthvalue = _values_indices("kthvalue")
+mode = _values_indices("mode")
+cummax = _values_indices("cummax")
+cummin = _values_indices("cummin")
+
+
+class aminmax(namedtuple("aminmax", ["min", "max"])):  # noqa: N801 (PyTorch's name)
+    """What ``aminmax`` returns: ``(min, max)``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"minigrad.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"

@@ -67,8 +67,6 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
                          "mg.multinomial or write log-probabilities with minigrad's ops",
         "special": "torch.special is outside minigrad's scope; the common functions (exp, log, sigmoid, "
                    "erf ...) are at the top level",
-        "linalg": "torch.linalg (decompositions, solvers) is outside minigrad's scope; matmul, mm, mv, "
-                  "dot, outer, einsum and norm are supported",
         "nested": "nested (ragged) tensors are not supported",
         "masked": "masked tensors are not supported; use masked_fill or where",
     },
@@ -122,6 +120,14 @@ UNSUPPORTED: dict[str, dict[str, str]] = {
         "checkpoint": "activation checkpointing is outside minigrad's scope",
         "cpp_extension": _COMPILER,
     },
+    "minigrad.linalg": dict.fromkeys(
+        ("cholesky", "cholesky_ex", "cond", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+         "householder_product", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu",
+         "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp", "matrix_norm", "matrix_rank",
+         "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+         "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"),
+        "decompositions and solvers are outside minigrad's scope; torch.linalg's det, inv, cross, matmul and "
+        "matrix_power are supported (and matmul, mm, mv, dot, outer, einsum and norm at the top level)"),
 }
 
 

@@ -17,7 +17,7 @@ import numpy
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
-from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast
+from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast, check_broadcast_shapes
 from minigrad.tensor import Tensor
 
 
@@ -61,3 +61,28 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """‖x₁ − x₂ + ε‖_p over the last dimension of the broadcast operands (ε keeps the gradient finite)."""
     last = max(x1.ndim, x2.ndim) - 1
     return (x1 - x2 + eps).norm(p, last, keepdim)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The p-norm distance between every row of x1 (..., P, M) and every row of x2 (..., R, M):
+    out[..., i, j] = ‖x1[..., i, :] − x2[..., j, :]‖_p, shape (..., P, R) (batch dimensions broadcast).
+
+    Written as the norm of the (..., P, R, M) differences, so its gradient is the norm's (0 where a
+    distance is 0, as PyTorch's). ``compute_mode`` is accepted; the differences are always formed."""
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"cdist(): argument '{name.lower()}' must be Tensor, not {type(x).__name__}")
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    if not x1.dtype.is_floating_point or not x2.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: "
+                           f"{TORCH_TYPE_NAMES[x1.dtype.name]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    check_broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))  # the batch dimensions
+    differences = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return differences.norm(p, dim=-1)

@@ -250,14 +250,10 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     return Einsum.apply(checks.explicit_equation(equation, operands), *operands)
 
 
-
-
 def matrix_power(a: Tensor, n: int) -> Tensor:
     """Aⁿ for a square matrix (or a batch of them), by repeated squaring: A⁵ = A · (A²)², so
     about log₂ n products, each differentiated as ``matmul``. A⁰ is the identity (no gradient
-    reaches A), A¹ a copy.
-
-    Negative powers (the inverse's) are not supported yet."""
+    reaches A), A¹ a copy, and A⁻ⁿ = (A⁻¹)ⁿ (``linalg.inv`` first, as PyTorch)."""
     from minigrad.ops import conversion  # noqa: PLC0415 (conversion imports the shape ops)
 
     n = int_argument(n, "matrix_power", "n", position=1)
@@ -267,9 +263,10 @@ def matrix_power(a: Tensor, n: int) -> Tensor:
     if rows != columns:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{rows} by {columns} matrices")
-    if n < 0:
-        raise NotImplementedError(f"matrix_power({n}): negative powers (powers of the inverse) are not "
-                                  "supported by minigrad yet; see docs/compatibility.md")
+    if n < 0:  # A⁻ⁿ = (A⁻¹)ⁿ, as PyTorch computes it
+        from minigrad.ops.matrices import inverse  # noqa: PLC0415 (matrices imports this module)
+
+        a, n = inverse(a), -n
     if n == 0:  # as PyTorch: the identity copied into a clone of A
         identity = get_array_module(a).eye(rows, dtype=a.array.dtype)
         return conversion.copy_into(conversion.Clone.apply(a), Tensor(identity))

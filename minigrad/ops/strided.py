@@ -94,8 +94,6 @@ class AsStrided(Function):
     PyTorch does, so that an expanded input gives its own input the right sum).
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, layout, output_layout, make_view):
         ctx.layout, ctx.output_layout = layout, output_layout  # each (shape, strides, storage offset)
@@ -113,7 +111,6 @@ class AsStridedScatter(Function):
     Linear in dy; its adjoint (:class:`AsStridedGather`) runs the other way round.
     """
 
-    differentiable_backward = True
     node_name = "AsStridedBackward0"  # PyTorch's node for this gradient (an as_strided of the buffer)
 
     @staticmethod
@@ -134,7 +131,6 @@ class AsStridedGather(Function):
     """The adjoint of :class:`AsStridedScatter`: each v[k] / (elements of a sharing its position)
     is added into a storage buffer at a's positions, which is then read with the view's layout."""
 
-    differentiable_backward = True
     node_name = "AsStridedBackward0"
 
     @staticmethod
@@ -272,8 +268,6 @@ class Unfold(Function):
     da[..., w·step + k, ...] += dy[..., w, ..., k].
     """
 
-    differentiable_backward = True
-
     @staticmethod
     def forward(ctx, a, axis, size, step):
         ctx.axis, ctx.size, ctx.step, ctx.input_shape = axis, size, step, a.array.shape
@@ -290,8 +284,6 @@ class UnfoldBackward(Function):
     A loop over the window's offsets (never over the windows), as col2im loops over a kernel's.
     Linear in dy; its adjoint is the unfold itself.
     """
-
-    differentiable_backward = True
 
     @staticmethod
     def forward(ctx, grad, input_shape, axis, size, step):

@@ -236,6 +236,9 @@ METHOD_CASES = [
     case("matrix_power-batched", lambda m, a: m.matrix_power(a, 3), (2, 3, 3)),
     case("matrix_power-1", lambda m, a: a.matrix_power(1), (2, 2)),
     case("matrix_power-empty", lambda m, a: a.matrix_power(3), (0, 2, 2)),
+    # negative powers go through the inverse: a well-conditioned A = a + 3I
+    case("matrix_power-neg1", lambda m, a: (a + 3 * m.eye(3, dtype=a.dtype)).matrix_power(-1), (3, 3)),
+    case("matrix_power-neg3", lambda m, a: (a + 3 * m.eye(3, dtype=a.dtype)).matrix_power(-3), (2, 3, 3)),
 ]
 
 
