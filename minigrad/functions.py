@@ -303,6 +303,21 @@ take = _writing_out(_masking.take)
 put = _masking.put
 index_put = _masking.index_put
 index_put_ = _masking.index_put_
+select = _masking.select
+index_fill = _masking.index_fill
+bitwise_not = comparison.bitwise_not
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
+    return comparison.logical_binary("bitwise_and", input, other)
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return comparison.logical_binary("bitwise_or", input, other)
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:  # noqa: A002
+    return comparison.logical_binary("bitwise_xor", input, other)
 scatter_reduce = _writing_out(_scatter_reduce.scatter_reduce)
 fmod = _writing_out(_pointwise.fmod)
 frac = _writing_out(_pointwise.frac)

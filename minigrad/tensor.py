@@ -1375,6 +1375,36 @@ class Tensor:
     def take(self, index: Tensor) -> Tensor:
         return masking.take(self, index)
 
+    def nonzero(self, *, as_tuple: _bool = False) -> Any:
+        return comparison.nonzero(self, as_tuple=as_tuple)
+
+    def index_put(self, indices: Any, values: Tensor, accumulate: _bool = False) -> Tensor:
+        return masking.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices: Any, values: Tensor, accumulate: _bool = False) -> Tensor:
+        return masking.index_put_(self, indices, values, accumulate)
+
+    def select(self, dim: _int, index: _int) -> Tensor:
+        return masking.select(self, dim, index)
+
+    def index_fill(self, dim: _int, index: Tensor, value: Any) -> Tensor:
+        return masking.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim: _int, index: Tensor, value: Any) -> Tensor:
+        return masking.index_fill_(self, dim, index, value)
+
+    def bitwise_not(self) -> Tensor:
+        return comparison.bitwise_not(self)
+
+    def bitwise_and(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_and", self, other)
+
+    def bitwise_or(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_or", self, other)
+
+    def bitwise_xor(self, other: Any) -> Tensor:
+        return comparison.logical_binary("bitwise_xor", self, other)
+
     def put(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
         return masking.put(self, index, source, accumulate)
 

@@ -13,6 +13,7 @@ from minigrad.ops._util import (
     as_operand,
     check_broadcast,
     first_tensor,
+    not_implemented_for,
     reduction_axes,
 )
 from minigrad.tensor import Tensor
@@ -87,9 +88,17 @@ def shift(name: str, a: Any, b: Any) -> Tensor:
 
 
 def invert(a: Tensor) -> Tensor:
+    """``~a``: each bit flipped (``not`` for bools); floats have no bits to flip (TypeError, as PyTorch)."""
     if a.dtype.is_floating_point:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return Tensor(~a.array)
+
+
+def bitwise_not(a: Tensor) -> Tensor:
+    """``torch.bitwise_not``: ``~a``, whose error for a float tensor is the missing kernel's."""
+    if a.dtype.is_floating_point:
+        raise not_implemented_for("bitwise_not_cpu", a)
+    return invert(a)
 
 
 def logical_not(a: Tensor) -> Tensor:

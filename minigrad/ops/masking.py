@@ -18,7 +18,7 @@ from typing import Any
 import numpy
 
 from minigrad import dtypes as _dtypes
-from minigrad._arguments import bool_argument
+from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops import inplace as _inplace
@@ -232,3 +232,70 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
 
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     return _inplace.apply(input, "index_put_", lambda t: index_put(t, indices, values, accumulate), values)
+
+
+# --- select and index_fill: one position, or a set of them, along a dimension --------------------
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """``input`` at ``index`` along ``dim``, that dimension dropped: ``x.select(1, i)`` is ``x[:, i]``,
+    a view (its backward writes dy back at that position, zeros elsewhere)."""
+    from minigrad.tensor import _normalize_dim  # noqa: PLC0415 (tensor imports the ops at its end)
+
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _normalize_dim(int_argument(dim, "select", "dim"), input.ndim)
+    index = int_argument(index, "select", "index", position=2)
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} "
+                         f"at dimension {dim}")
+    return input[(slice(None),) * dim + (index,)]
+
+
+class IndexFill(Function):
+    """y = a with ``value`` at the positions ``index`` along a dimension (``mask``: those positions,
+    shaped to broadcast against a);   da = dy with zeros there (itself an index_fill)."""
+
+    graph_inputs = (0,)  # the mask and the value are no inputs of PyTorch's node
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.mask = mask
+        xp = get_array_module(a)
+        return Tensor(xp.where(mask, xp.asarray(value, dtype=a.array.dtype), a.array))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexFill.apply(grad, ctx.mask, 0), None, None
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or 0-d tensor) at positions ``index`` (int64, a
+    scalar or vector) along ``dim``."""
+    from minigrad.ops._util import converted_scalar  # noqa: PLC0415
+    from minigrad.tensor import _normalize_dim  # noqa: PLC0415
+
+    check_tensor_arguments("index_fill", {"input": input, "index": index})
+    dim = _normalize_dim(int_argument(dim, "index_fill", "dim"), input.ndim)
+    if index.dtype is not _dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    size = input.shape[dim] if input.ndim else 1
+    xp = get_array_module(input)
+    positions = index.array.reshape(-1)
+    bad = positions[(positions < -size) | (positions >= size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size {size}")
+    mask = xp.zeros(size, dtype=bool)
+    mask[positions] = True  # negative positions count from the end, as PyTorch's
+    mask = mask.reshape((size,) + (1,) * (input.ndim - dim - 1)) if input.ndim else mask.reshape(())
+    if isinstance(value, Tensor):
+        if value.requires_grad:  # differentiable in value too (PyTorch's IndexFillBackward1)
+            return where(Tensor(mask), value.to(input.dtype), input)
+        value = value.item()
+    return IndexFill.apply(input, mask, converted_scalar(value, input.dtype))
+
+
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    return _inplace.apply(input, "index_fill_", lambda t: index_fill(t, dim, index, value), value)
