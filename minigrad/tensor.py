@@ -119,6 +119,7 @@ class Tensor:
                  "_last_op", "_accumulator", "_hooks", "_base", "__weakref__", "__dict__")
     __array_priority__ = 1000  # NumPy defers to our reflected operators: ndarray * Tensor -> Tensor
     _view: ViewInfo | None = None  # on a view: how it was made from its base (ops/_util.py ``ViewInfo``)
+    _inference = False  # made inside ``inference_mode()``: PyTorch's inference tensor
 
     def __init__(self, data: Any = None, *shape: int, requires_grad: bool = False):
         if isinstance(data, numpy.ndarray) or backend.device_of(data).type == "cuda":
@@ -137,6 +138,8 @@ class Tensor:
         self._accumulator: weakref.ReferenceType[function.AccumulateGrad] | None = None
         self._hooks: list[Callable[[Tensor], Tensor | None]] | None = None
         self._base: Tensor | None = None
+        if _GradMode.inference:
+            self._inference = True
         if requires_grad:
             self.requires_grad = True
 
@@ -249,10 +252,18 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         if self._grad_fn is not None:  # even ``= True``: a computed tensor's flag follows its inputs
             raise RuntimeError(_NON_LEAF_FLAG if value else _NON_LEAF_FLAG + _USE_DETACH)
+        if value and self._inference and not _GradMode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                               "allowed.")
         if value and not self.dtype.is_floating_point:
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients, "
                                f"got a tensor of dtype {self.dtype.name}")
         self._requires_grad = bool(value)
+
+    def is_inference(self) -> bool:
+        """True for a tensor made inside ``inference_mode()``: it cannot be saved for a backward pass,
+        nor changed in place, outside that mode (as PyTorch's inference tensors)."""
+        return self._inference
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place; on a computed tensor only ``True`` (already so) is allowed."""
@@ -327,6 +338,8 @@ class Tensor:
         """The same data, cut from the graph (shares storage and version counter)."""
         out = Tensor(self._array)
         out._base = self if self._base is None else self._base
+        if self._inference:  # as PyTorch: detached from an inference tensor, still one
+            out._inference = True
         return out
 
     def detach_(self) -> Tensor:
@@ -368,6 +381,8 @@ class Tensor:
         """A new detached tensor object on the same array and version counter."""
         out = Tensor(self._array)
         out._base = self if self._base is None else self._base
+        if self._inference:  # as PyTorch: detached from an inference tensor, still one
+            out._inference = True
         return out
 
     # --- leaving minigrad ---------------------------------------------------------------
@@ -1585,6 +1600,7 @@ def _normalize_dim(dim: int, ndim: int) -> int:
 
 # The operations import Tensor from this module, so they are imported after it exists.
 from minigrad import _formatting as formatting  # noqa: E402, I001
+from minigrad.autograd.grad_mode import _GradMode  # noqa: E402
 from minigrad import autograd  # noqa: E402
 from minigrad.autograd import function  # noqa: E402
 from minigrad.ops import (arithmetic, comparison, conversion, elementwise, indexing,  # noqa: E402

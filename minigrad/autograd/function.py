@@ -459,6 +459,7 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
         array = out._array
         output_meta.append((array.shape, array.dtype, type(array)))
     ctx._output_meta = output_meta
+    _check_no_inference_saved(ctx)
     _unlink_saved_outputs(ctx)
     return tuple(output_list) if is_tuple else output_list[0]
 
@@ -531,6 +532,15 @@ def _bump_dirty_versions(ctx: BackwardCFunction) -> None:
             t._bump_version(ctx.name())
     if ctx._saved:
         ctx._saved_versions = tuple(None if t is None else t._version for t in ctx._saved)
+
+
+def _check_no_inference_saved(ctx: BackwardCFunction) -> None:
+    """A tensor made in ``inference_mode`` cannot be saved for a backward pass (PyTorch's rule)."""
+    if ctx._saved and not _GradMode.inference:
+        for t in ctx._saved:
+            if t is not None and t._inference:
+                raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can "
+                                   "make a clone to get a normal tensor and use it in autograd.")
 
 
 def _unlink_saved_outputs(ctx: BackwardCFunction) -> None:

@@ -128,7 +128,8 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
 
 
 class inference_mode(_GradModeContext):  # noqa: N801
-    """``no_grad`` for inference code (minigrad has no separate inference tensors).
+    """``no_grad`` for inference code; the tensors made inside are inference tensors, which autograd
+    refuses to save, change in place or differentiate outside the mode (as PyTorch's).
 
     As in PyTorch, ``inference_mode(False)`` records operations again, as ``enable_grad`` does.
 

@@ -210,17 +210,25 @@ def address_of(array: Any) -> int:
 def mark_view(out: Tensor, base: Tensor, fn: Callable) -> Tensor:
     """Record that ``out`` shares ``base``'s memory and was made from it by the array function
     ``fn``: one version counter for both (``out._base``, the storage's owner) and ``out._view``."""
-    xp = get_array_module(base)
-    if xp.may_share_memory(out._array, base._array):
-        root = base if base._base is None else base._base
-        out._base = root
-        parent = base._view if base._base is not None else None  # None: base is no view (or a detached one)
-        creation = "default" if _GradMode.enabled else "no_grad"
-        if parent is None:
-            out._view = ViewInfo(base, fn, root._version_value, creation)
-        else:  # a view of a view: one view of the first base, as in PyTorch
-            out._view = ViewInfo(parent.base, _compose(parent.fn, fn), root._version_value,
-                                 parent.creation if parent.creation != "default" else creation)
+    if get_array_module(base).may_share_memory(out._array, base._array):
+        record_view(out, base, fn)
+    return out
+
+
+def record_view(out: Tensor, base: Tensor, fn: Callable) -> Tensor:
+    """``mark_view`` for an ``out`` known to be a view of ``base``: its storage's owner, and how it
+    was made (a view of a view is one view of the first base, as in PyTorch)."""
+    root = base if base._base is None else base._base
+    out._base = root
+    if root._inference:  # a view of an inference tensor is one too, as in PyTorch
+        out._inference = True
+    parent = base._view if base._base is not None else None  # None: base is no view (or a detached one)
+    creation = "default" if _GradMode.enabled else "no_grad"
+    if parent is None:
+        out._view = ViewInfo(base, fn, root._version_value, creation)
+    else:
+        out._view = ViewInfo(parent.base, _compose(parent.fn, fn), root._version_value,
+                             parent.creation if parent.creation != "default" else creation)
     return out
 
 

@@ -16,7 +16,13 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import indexing as checks
-from minigrad.ops._util import TORCH_TYPE_NAMES, ViewInfo, converted_scalar, ieee_results, mark_view
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    converted_scalar,
+    ieee_results,
+    mark_view,
+    record_view,
+)
 from minigrad.tensor import Tensor
 
 
@@ -193,18 +199,7 @@ def select_row(a: Tensor, i: int) -> Tensor:
     shape = array.shape
     if not (shape and -shape[0] <= i < shape[0] and array.size):  # out of range, 0-d, or empty: no view
         return getitem(a, (i,))  # the general path (with PyTorch's IndexError)
-    out = Tensor(array[i, ...])
-    root = a if a._base is None else a._base
-    out._base = root
-    parent = a._view if a._base is not None else None
-    creation = "default" if is_grad_enabled() else "no_grad"
-    if parent is None:
-        out._view = ViewInfo(a, lambda base: base[i, ...], root._version_value, creation)
-    else:  # a view of a view: one view of the first base, as mark_view makes it
-        fn = parent.fn
-        out._view = ViewInfo(parent.base, lambda base: fn(base)[i, ...], root._version_value,
-                             parent.creation if parent.creation != "default" else creation)
-    return out
+    return record_view(Tensor(array[i, ...]), a, lambda base: base[i, ...])
 
 
 def _basic_view(a: Tensor, key: tuple, name: str) -> Tensor:

@@ -44,6 +44,10 @@ from minigrad.tensor import Tensor
 
 def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others: Any) -> Tensor:
     """Replace ``a``'s values with ``compute(a)``, recording the op if the graph needs it."""
+    if a._inference and not _GradMode.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                           "make a clone to get a normal tensor before doing inplace update.See "
+                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
     view = None
     if a._base is not None:
         if op_name not in _FILLS:  # a fill writes one value, however often an element appears

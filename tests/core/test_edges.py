@@ -328,3 +328,49 @@ def test_numpy_exceptions_do_not_escape():
 def test_uint8_index_warns_as_torch():
     with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
         mg.arange(3.0)[mg.tensor([1, 0, 1], dtype=mg.uint8)]
+
+
+# --- inference tensors: made in inference_mode, refused by autograd outside it ----------------------
+
+def _inference_tensor(lib: Any) -> Any:
+    with lib.inference_mode():
+        x = lib.ones(2) * 3
+        view_inside = x[0]
+    return x, view_inside
+
+
+def _inference_flags(lib: Any) -> Any:
+    x, view_inside = _inference_tensor(lib)
+    return [x.is_inference(), view_inside.is_inference(), x[1].is_inference(), x.detach().is_inference(),
+            x.clone().is_inference(), lib.ones(1).is_inference()]
+
+
+INFERENCE_REFUSED = {
+    "saved for backward": lambda lib, x: (x * lib.ones(2, requires_grad=True)).sum().backward(),
+    "changed in place": lambda lib, x: x.add_(1),
+    "requires_grad_": lambda lib, x: x.requires_grad_(),
+}
+
+
+def test_inference_tensors_are_marked_as_pytorchs():
+    assert _inference_flags(mg) == reference(_inference_flags) == [True, True, True, True, False, False]
+
+
+@pytest.mark.parametrize("use", INFERENCE_REFUSED, ids=list(INFERENCE_REFUSED))
+def test_an_inference_tensor_used_by_autograd_outside_inference_mode_is_refused(use):
+    check(lambda lib: INFERENCE_REFUSED[use](lib, _inference_tensor(lib)[0]))
+
+
+def _inference_tensor_uses_that_work(lib: Any) -> Any:
+    x, _ = _inference_tensor(lib)
+    w = lib.ones(2, requires_grad=True)
+    (x + w).sum().backward()                          # added, not saved: allowed
+    y = x.clone().requires_grad_()                    # a clone is a normal tensor
+    (y * w).sum().backward()
+    with lib.inference_mode():
+        x.add_(1)                                     # in place inside inference mode
+    return w.grad, y.grad, x
+
+
+def test_inference_tensors_still_work_where_pytorch_allows():
+    check(_inference_tensor_uses_that_work)
