@@ -24,6 +24,8 @@ from typing import Any
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.nn import grad  # noqa: F401  (``F.grad.conv2d_input``, as ``torch.nn.functional.grad``)
 from minigrad.ops import activations as _activations
+from minigrad.ops import adaptive_pool as _adaptive_pool
+from minigrad.ops import avg_pool as _avg_pool
 from minigrad.ops import conv as _conv
 from minigrad.ops import distance as _distance
 from minigrad.ops import dropout as _dropout
@@ -92,7 +94,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """The mean of each window; ``stride`` defaults to ``kernel_size``."""
     check_tensor_arguments("avg_pool2d", {"input": input})
-    return _pool.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    return _avg_pool.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override)
 
 
@@ -317,12 +319,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """The mean of each adaptive window: output (…, out_h, out_w), row i covering [⌊iH/out⌋, ⌈(i+1)H/out⌉)."""
-    return _pool.adaptive_avg_pool2d(input, output_size)
+    return _adaptive_pool.adaptive_avg_pool2d(input, output_size)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """The maximum of each adaptive window (windows as ``adaptive_avg_pool2d``'s)."""
-    return _pool.adaptive_max_pool2d(input, output_size, return_indices)
+    return _adaptive_pool.adaptive_max_pool2d(input, output_size, return_indices)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,

@@ -1,4 +1,5 @@
-"""Max and average pooling: a reduction over the kh·kw strided views of the (padded) input.
+"""Max pooling, and what every pooling shares: a reduction over the kh·kw strided views of the
+(padded) input. Average pooling is in ``avg_pool.py``, adaptive pooling in ``adaptive_pool.py``.
 
 For each kernel tap (i, j) the slice ``x_pad[..., i·d + s·h, j·d + s·w]`` (all h, w at
 once) is one view; pooling combines these kh·kw views elementwise:
@@ -20,17 +21,14 @@ from minigrad._arguments import pair_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import pool as checks
-from minigrad.ops._util import grad_where, ieee_results
-from minigrad.ops.conv.geometry import Pair, integer_size, window
+from minigrad.ops._util import grad_where
+from minigrad.ops.conv.geometry import Pair, window
 from minigrad.performance.layout import empty_like_order, filled_like_order
 from minigrad.performance.parallel import outer_axis, parallel_for
 from minigrad.tensor import Tensor
 
-__all__ = ["max_pool2d", "avg_pool2d", "MaxPool2dFunction", "AvgPool2dFunction",
-           "pool_output_size", "max_pool2d_forward", "max_pool2d_taps", "max_pool2d_backward",
-           "avg_pool2d_forward", "avg_pool2d_backward", "adaptive_avg_pool2d", "adaptive_max_pool2d",
-           "AdaptiveAvgPool2dFunction", "AdaptiveMaxPool2dFunction", "adaptive_windows", "MaxPool2dBackward",
-           "AvgPool2dBackward", "AdaptiveAvgPool2dBackward", "AdaptiveMaxPool2dBackward"]
+__all__ = ["max_pool2d", "MaxPool2dFunction", "MaxPool2dBackward", "pool_output_size", "max_pool2d_forward",
+           "max_pool2d_taps", "max_pool2d_backward"]
 
 
 def pool_output_size(size: int, kernel: int, stride: int, padding: int, dilation: int,
@@ -248,86 +246,6 @@ def _max_pool2d_backward_from_output(grad_out: Any, x: Any, out: Any, kernel_siz
     return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
 
 
-# --- average pooling: arrays -----------------------------------------------------------------------
-
-def avg_pool2d_divisor(input_size: Pair, out_shape: Pair, kernel_size: Pair, stride: Pair, padding: Pair,
-                       count_include_pad: bool, divisor_override: int | None, xp: Any, dtype: Any) -> Any:
-    """What each window's sum is divided by, (H_out, W_out), as PyTorch counts it.
-
-    A window's extent is clipped to the padded input (never to a ceil_mode overhang);
-    without ``count_include_pad`` it is clipped to the input itself.
-    """
-    if divisor_override:
-        return divisor_override
-    extents = []
-    for axis in (0, 1):
-        start = xp.arange(out_shape[axis]) * stride[axis] - padding[axis]
-        end = xp.minimum(start + kernel_size[axis], input_size[axis] + padding[axis])
-        if not count_include_pad:
-            start, end = xp.maximum(start, 0), xp.minimum(end, input_size[axis])
-        extents.append(end - start)
-    return (extents[0][:, None] * extents[1][None, :]).astype(dtype)
-
-
-def avg_pool2d_forward(x: Any, kernel_size: Pair, stride: Pair, padding: Pair, ceil_mode: bool,
-                       count_include_pad: bool, divisor_override: int | None) -> Any:
-    """y = Σ over the kh·kw tap views of x padded with 0, divided by each window's divisor."""
-    xp = get_array_module(x)
-    one = (1, 1)
-    out_shape = _output_shape(x.shape, kernel_size, stride, padding, one, ceil_mode)
-    divisor = avg_pool2d_divisor(x.shape[-2:], out_shape, kernel_size, stride, padding, count_include_pad,
-                                 divisor_override, xp, x.dtype)
-    # Summed in the input's memory order, not across it (docs/performance.md, average pooling).
-    out = empty_like_order(x, x.shape[:-2] + out_shape, x.dtype)
-
-    def pool(part: tuple) -> None:
-        framed = _padded(x[part], out_shape, kernel_size, stride, padding, one, 0)
-        total = out[part]
-        with ieee_results():                              # inf + (−inf) = nan, silently, as in PyTorch
-            for tap, view in _taps(out_shape, kernel_size, stride, one):
-                if tap == 0:
-                    total[...] = framed[view]
-                else:
-                    xp.add(total, framed[view], out=total)
-        if x.dtype.kind != "f":
-            total[...] = _truncated_quotient(total, divisor)
-        else:
-            total /= divisor
-
-    _by_planes(x, 2, pool)
-    return out
-
-
-def _truncated_quotient(total: Any, divisor: Any) -> Any:
-    """Integer averages as PyTorch computes them (int64): the quotient rounded toward zero, −7 / 4 = −1."""
-    xp = get_array_module(total)
-    divisor = xp.asarray(divisor, dtype=total.dtype)
-    magnitude = xp.abs(total) // xp.abs(divisor)
-    return xp.where((total < 0) != (divisor < 0), -magnitude, magnitude)
-
-
-def avg_pool2d_backward(grad_out: Any, input_shape: tuple, kernel_size: Pair, stride: Pair, padding: Pair,
-                        count_include_pad: bool, divisor_override: int | None) -> Any:
-    """dx: every tap's view receives δ / divisor (δ's shape gives the output's, so no ``ceil_mode``)."""
-    xp = get_array_module(grad_out)
-    one = (1, 1)
-    out_shape = grad_out.shape[-2:]
-    divisor = avg_pool2d_divisor(input_shape[-2:], out_shape, kernel_size, stride, padding,
-                                 count_include_pad, divisor_override, xp, grad_out.dtype)
-    size = _framed_size(input_shape[-2:], out_shape, kernel_size, stride, padding, one)
-    grad = empty_like_order(grad_out, tuple(input_shape[:-2]) + size, grad_out.dtype)  # added to in δ's order
-
-    def spread(part: tuple) -> None:
-        share, piece = grad_out[part] / divisor, grad[part]
-        piece.fill(0)
-        for _, view in _taps(out_shape, kernel_size, stride, one):
-            piece[view] += share
-
-    _by_planes(grad_out, 3 + kernel_size[0] * kernel_size[1], spread)
-    height, width = input_shape[-2:]
-    return grad[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
-
-
 # --- autograd Functions and the public functions ---------------------------------------------------
 
 def _pool_pair(value: Any, name: str, function: str) -> Pair:
@@ -397,44 +315,6 @@ def _read_at(grad: Tensor, indices: Tensor) -> Tensor:
     return grad.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.shape)
 
 
-class AvgPool2dFunction(Function):
-    """y = (sum over each window) / divisor;   dx: every window position gets δ / divisor."""
-
-    node_name = "AvgPool2DBackward0"
-
-    @staticmethod
-    def forward(ctx, input, kernel_size, stride, padding, ceil_mode, count_include_pad,  # noqa: A002
-                divisor_override):
-        ctx.settings = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
-        return Tensor(avg_pool2d_forward(input.array, *ctx.settings))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        grad_input = AvgPool2dBackward.apply(grad_output, x, *ctx.settings)
-        return grad_input, None, None, None, None, None, None
-
-
-class AvgPool2dBackward(Function):
-    """dx = δ / divisor spread over each window (:func:`avg_pool2d_backward`): linear in δ, and its
-    adjoint is the average pooling itself, so d⟨dx, ε⟩/dδ = avg_pool2d(ε)."""
-
-    node_name = "AvgPool2DBackwardBackward0"
-    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
-
-    @staticmethod
-    def forward(ctx, grad_output, input, kernel_size, stride, padding, ceil_mode,  # noqa: A002
-                count_include_pad, divisor_override):
-        ctx.settings = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        return Tensor(avg_pool2d_backward(grad_output.array, tuple(input.shape), kernel_size, stride, padding,
-                                          count_include_pad, divisor_override))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return AvgPool2dFunction.apply(grad, *ctx.settings), None, None, None, None, None, None, None
-
-
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002 (PyTorch's name)
                padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Any:
@@ -453,224 +333,3 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
     checks.check_dtype(input, name)
     return MaxPool2dFunction.apply(input, kernel_size, stride, padding, dilation, bool(ceil_mode),
                                    bool(return_indices))
-
-
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002 (PyTorch's name)
-               padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: int | None = None) -> Tensor:
-    """Mean over windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.avg_pool2d``.
-
-    Floating point, or int64 (each mean rounded toward zero, as PyTorch does).
-    """
-    name = "avg_pool2d"
-    checks.check_has_channels(input)
-    kernel_size = _pool_pair(kernel_size, "kernel_size", name)
-    stride = kernel_size if stride is None or stride == [] or stride == () else \
-        _pool_pair(stride, "stride", name)
-    padding = _pool_pair(padding, "padding", name)
-    if divisor_override is not None:
-        divisor_override = integer_size(divisor_override, "divisor_override", name, "int")
-    checks.check_pool(input, kernel_size, stride, padding, (1, 1))
-    checks.check_output_size(input, _output_shape(input.shape, kernel_size, stride, padding, (1, 1),
-                                                  ceil_mode))
-    checks.check_dtype(input, name)
-    checks.check_divisor(divisor_override)
-    return AvgPool2dFunction.apply(input, kernel_size, stride, padding, bool(ceil_mode),
-                                   bool(count_include_pad), divisor_override)
-
-
-# --- adaptive pooling: the output size is given, the windows follow from it -------------------------
-
-def adaptive_windows(size: int, out: int) -> tuple:
-    """PyTorch's windows along one axis: row i covers [⌊i·size/out⌋, ⌈(i+1)·size/out⌉)."""
-    starts = [i * size // out for i in range(out)]
-    ends = [-(-(i + 1) * size // out) for i in range(out)]
-    return starts, ends
-
-
-def _window_inside(xp: Any, size: int, out: int) -> Any:
-    """(out, K) booleans beside :func:`_window_taps`: False where a short window repeats a position."""
-    starts, ends = adaptive_windows(size, out)
-    longest = max((e - s for s, e in zip(starts, ends)), default=1)
-    # int64 also when out = 0 (no windows: NumPy would make an empty float array)
-    starts, ends = xp.asarray(starts, dtype=xp.int64), xp.asarray(ends, dtype=xp.int64)
-    return starts[:, None] + xp.arange(longest) < ends[:, None]
-
-
-def _window_taps(xp: Any, size: int, out: int) -> Any:
-    """(out, K) input positions of each window, K the longest window; short windows repeat their last
-    position (a repeat changes neither a maximum nor which position is its first)."""
-    starts, ends = adaptive_windows(size, out)
-    longest = max((e - s for s, e in zip(starts, ends)), default=1)
-    taps = xp.asarray(starts, dtype=xp.int64)[:, None] + xp.arange(longest)
-    return xp.minimum(taps, xp.asarray(ends, dtype=xp.int64)[:, None] - 1)
-
-
-def _check_not_empty(grad_output: Tensor, function: str) -> None:
-    """An output size of 0 pools to an empty tensor, but PyTorch's backward refuses it."""
-    for axis in (-2, -1):
-        if grad_output.shape[axis] == 0:
-            raise RuntimeError(f"{function}(): Expected grad_output to have non-zero size for non-batch "
-                               f"dimensions, but grad_output has sizes {list(grad_output.shape)} with "
-                               f"dimension {grad_output.ndim + axis} being empty")
-
-
-class AdaptiveAvgPool2dFunction(Function):
-    """y = the mean of each adaptive window (its taps gathered as (…, out_h, K_h, out_w, K_w), the
-    repeats of short windows left out);  dx = Σ over the windows a pixel lies in of dy / |window|.
-
-    Both directions select the taps inside each window (no 0/1 window matrix: a nan or inf would
-    reach every output through 0 · nan), so a nan reaches only the windows that hold it, as PyTorch.
-    """
-
-    node_name = "AdaptiveAvgPool2DBackward0"
-
-    @staticmethod
-    def forward(ctx, input, output_size):  # noqa: A002 (PyTorch's name)
-        x = input.array
-        xp = get_array_module(x)
-        ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
-        if output_size == (1, 1):  # the global average pool of ResNet & co.
-            ctx.windows = None
-            return Tensor(x.mean(axis=(-2, -1), keepdims=True))
-        rows = _window_taps(xp, x.shape[-2], output_size[0])
-        cols = _window_taps(xp, x.shape[-1], output_size[1])
-        inside = (_window_inside(xp, x.shape[-2], output_size[0])[:, :, None, None]
-                  & _window_inside(xp, x.shape[-1], output_size[1]))          # (oh, Kh, ow, Kw)
-        counts = inside.sum(axis=(1, 3)).astype(x.dtype)
-        ctx.windows = (rows, cols, inside, counts)
-        taps = x[..., rows, :][..., cols]                                   # (…, oh, Kh, ow, Kw)
-        return Tensor(xp.where(inside, taps, x.dtype.type(0)).sum(axis=(-3, -1)) / counts)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return AdaptiveAvgPool2dBackward.apply(grad_output, x, ctx.windows), None
-
-
-class AdaptiveAvgPool2dBackward(Function):
-    """dx = Σ over the windows a pixel lies in of δ / |window|: linear in δ, and its adjoint is the
-    adaptive average pooling itself, so d⟨dx, ε⟩/dδ = adaptive_avg_pool2d(ε)."""
-
-    node_name = "AdaptiveAvgPool2DBackwardBackward0"
-    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
-
-    @staticmethod
-    def forward(ctx, grad_output, input, windows):  # noqa: A002 (PyTorch's name)
-        _check_not_empty(grad_output, "adaptive_avg_pool2d_backward")
-        g = grad_output.array
-        input_shape = tuple(input.shape)
-        xp = get_array_module(g)
-        ctx.output_size = tuple(g.shape[-2:])
-        height, width = input_shape[-2:]
-        if windows is None:
-            return Tensor(xp.broadcast_to(g / (height * width), input_shape).copy())
-        rows, cols, inside, counts = windows
-        shares = (g / counts)[..., :, None, :, None]                         # (…, oh, 1, ow, 1)
-        shares = grad_where(inside, xp.broadcast_to(shares, g.shape[:-2] + inside.shape))
-        planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
-        flat = rows[:, :, None, None] * width + cols                         # (oh, Kh, ow, Kw) into H·W
-        positions = (xp.arange(planes).reshape(-1, 1) * (height * width) + flat.reshape(1, -1)).reshape(-1)
-        totals = xp.bincount(positions, weights=shares.reshape(-1).astype(xp.float64),
-                             minlength=planes * height * width)
-        return Tensor(totals.astype(g.dtype).reshape(input_shape))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return AdaptiveAvgPool2dFunction.apply(grad, ctx.output_size), None, None
-
-
-class AdaptiveMaxPool2dFunction(Function):
-    """y = the maximum of each adaptive window (gathered as (…, out_h, out_w, K_h·K_w) taps);
-    dx: δ goes to the window's first maximum in scan order (its last nan, if any, as PyTorch), summed
-    where windows overlap."""
-
-    node_name = "AdaptiveMaxPool2DBackward0"
-
-    @staticmethod
-    def forward(ctx, input, output_size, return_indices):  # noqa: A002 (PyTorch's name)
-        x = input.array
-        xp = get_array_module(x)
-        rows = _window_taps(xp, x.shape[-2], output_size[0])
-        cols = _window_taps(xp, x.shape[-1], output_size[1])
-        taps = x[..., rows, :][..., cols]                                   # (…, oh, Kh, ow, Kw)
-        window = rows.shape[1] * cols.shape[1]  # not -1: an output size of 0 leaves nothing to infer it from
-        taps = xp.moveaxis(taps, -3, -2).reshape(taps.shape[:-4] + tuple(output_size) + (window,))
-        ctx.save_for_backward(input)  # for the backward's edge and shape, as PyTorch saves it
-        if 0 in taps.shape:
-            ctx.argmax = xp.zeros(taps.shape[:-1], dtype=xp.int64)
-            out = Tensor(xp.empty(taps.shape[:-1], dtype=x.dtype))
-            return _with_indices(ctx, out, ctx.argmax, return_indices)
-        first = _scan_winner(xp, taps)
-        kw = cols.shape[1]
-        out_h, out_w = xp.arange(output_size[0])[:, None], xp.arange(output_size[1])
-        h = rows[out_h, first // kw]
-        w = cols[out_w, first % kw]
-        ctx.argmax = (h * x.shape[-1] + w).astype(xp.int64)               # flat index into the H·W plane
-        out = Tensor(xp.take_along_axis(taps, first[..., None], axis=-1)[..., 0])
-        return _with_indices(ctx, out, ctx.argmax, return_indices)
-
-    @staticmethod
-    def backward(ctx, grad_output, grad_indices=None):
-        (x,) = ctx.saved_tensors
-        return AdaptiveMaxPool2dBackward.apply(grad_output, x, ctx.argmax), None, None
-
-
-class AdaptiveMaxPool2dBackward(Function):
-    """dx = δ added at each window's maximum (``argmax``, flat into the H·W plane): linear in δ, and
-    piecewise constant in x, so d⟨dx, ε⟩/dδ = ε read at each window's maximum (as for max_pool2d)."""
-
-    node_name = "AdaptiveMaxPool2DBackwardBackward0"
-    graph_inputs = (0, 1)  # grad_output and input (whose gradient is 0), as PyTorch's node
-
-    @staticmethod
-    def forward(ctx, grad_output, input, argmax):  # noqa: A002 (PyTorch's name)
-        _check_not_empty(grad_output, "adaptive_max_pool2d_backward")
-        g = grad_output.array
-        input_shape = tuple(input.shape)
-        xp = get_array_module(g)
-        ctx.argmax = argmax
-        ctx.save_for_backward(input)
-        plane = input_shape[-2] * input_shape[-1]
-        planes = g.size // max(g.shape[-1] * g.shape[-2], 1)
-        offsets = (xp.arange(planes) * plane).reshape(g.shape[:-2] + (1, 1))
-        totals = xp.bincount((argmax + offsets).reshape(-1), weights=g.reshape(-1).astype(xp.float64),
-                             minlength=planes * plane)
-        return Tensor(totals.astype(g.dtype).reshape(input_shape))
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return _read_at(grad, Tensor(ctx.argmax)), _flat_in_input(ctx, x), None
-
-
-def _scan_winner(xp: Any, taps: Any) -> Any:
-    """Which tap wins each window by PyTorch's scan (a tap replaces the choice if strictly greater, or
-    nan): the first maximum, or the last nan where the window holds one."""
-    nans = taps != taps
-    last_nan = taps.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1)
-    return xp.where(nans.any(axis=-1), last_nan, taps.argmax(axis=-1))
-
-
-def _with_indices(ctx: Any, out: Tensor, argmax: Any, return_indices: bool) -> Any:
-    if not return_indices:
-        return out
-    indices = Tensor(argmax.copy())
-    ctx.mark_non_differentiable(indices)
-    return out, indices
-
-
-def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002 (PyTorch's name)
-    """Mean over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_avg_pool2d``."""
-    size = checks.adaptive_size(input, output_size, "adaptive_avg_pool2d")
-    if tuple(size) == (1, 1) and input.dtype.is_floating_point:  # PyTorch takes the mean: MeanBackward1
-        return input.mean((-2, -1), keepdim=True)
-    return AdaptiveAvgPool2dFunction.apply(input, size)
-
-
-def adaptive_max_pool2d(input: Tensor, output_size: Any,  # noqa: A002 (PyTorch's name)
-                        return_indices: bool = False) -> Any:
-    """Max over the adaptive windows of ``input`` (N, C, H, W) or (C, H, W), as ``F.adaptive_max_pool2d``;
-    with ``return_indices``, also each maximum's flat index into its H·W input plane."""
-    size = checks.adaptive_size(input, output_size, "adaptive_max_pool2d")
-    return AdaptiveMaxPool2dFunction.apply(input, size, bool(return_indices))

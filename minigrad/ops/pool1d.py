@@ -1,15 +1,15 @@
 """``max_pool1d`` and ``avg_pool1d``: 1-D pooling is 2-D pooling of height 1.
 
 The input (N, C, L) becomes (N, C, 1, L) and the window (1, k): the 2-D pooling's forward and
-backward (ops/pool.py) do the work. The checks (ops/_checks/pool.py) are PyTorch's for the 1-D
-functions, so the messages name 1-D sizes; ``return_indices`` gives each maximum's index along L.
+backward (ops/pool.py, ops/avg_pool.py) do the work. The checks (ops/_checks/pool.py) are
+PyTorch's for the 1-D functions, so the messages name 1-D sizes; ``return_indices`` gives each maximum's index along L.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from minigrad.ops import pool
+from minigrad.ops import avg_pool, pool
 from minigrad.ops._checks import pool as checks
 from minigrad.tensor import Tensor
 
@@ -39,6 +39,6 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A00
     ``count_include_pad`` the divisor counts only the taps inside the input. ``stride`` defaults to
     ``kernel_size``."""
     sizes = checks.avg_pool1d_sizes(input, kernel_size, stride, padding)
-    out = pool.avg_pool2d(input.unsqueeze(-2), (1, sizes["kernel_size"]), (1, sizes["stride"]),
+    out = avg_pool.avg_pool2d(input.unsqueeze(-2), (1, sizes["kernel_size"]), (1, sizes["stride"]),
                           (0, sizes["padding"]), ceil_mode, count_include_pad)
     return out.squeeze(-2)

@@ -8,7 +8,8 @@ from _reference import reference
 
 import minigrad as mg
 from minigrad.autograd import gradcheck
-from minigrad.ops.pool import avg_pool2d, max_pool2d
+from minigrad.ops.avg_pool import avg_pool2d
+from minigrad.ops.pool import max_pool2d
 
 # (H, W, kernel, stride, padding, dilation): non-square, overlapping, strided, padded, dilated.
 GEOMETRIES = [
