@@ -15,9 +15,20 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
-from minigrad.ops import activations, arithmetic, comparison, elementwise, linalg, reduction, rounding
+from minigrad.ops import (
+    activations,
+    arithmetic,
+    comparison,
+    elementwise,
+    extremes,
+    linalg,
+    reduction,
+    rounding,
+)
+from minigrad.ops import distance as _distance
 from minigrad.ops import histogram as _histogram_ops
 from minigrad.ops import sampling as _sampling
+from minigrad.ops import scan as _scan
 from minigrad.ops import scatter as _scatter_ops
 from minigrad.ops import selection as _selection
 from minigrad.ops import shape as shape_ops
@@ -120,12 +131,12 @@ sum = _writing_out(numpy_keywords(_on_tensor(reduction.sum)))
 mean = _writing_out(numpy_keywords(_on_tensor(reduction.mean)))
 var = _writing_out(numpy_keywords(_on_tensor(reduction.var)))
 std = _writing_out(numpy_keywords(_on_tensor(reduction.std)))
-max = numpy_keywords(_on_tensor(reduction.max))
-min = numpy_keywords(_on_tensor(reduction.min))
-amax = _writing_out(numpy_keywords(_on_tensor(reduction.amax)))
-amin = _writing_out(numpy_keywords(_on_tensor(reduction.amin)))
-argmax = _writing_out(numpy_keywords(_on_tensor(reduction.argmax)))
-argmin = _writing_out(numpy_keywords(_on_tensor(reduction.argmin)))
+max = numpy_keywords(_on_tensor(extremes.max))
+min = numpy_keywords(_on_tensor(extremes.min))
+amax = _writing_out(numpy_keywords(_on_tensor(extremes.amax)))
+amin = _writing_out(numpy_keywords(_on_tensor(extremes.amin)))
+argmax = _writing_out(numpy_keywords(_on_tensor(extremes.argmax)))
+argmin = _writing_out(numpy_keywords(_on_tensor(extremes.argmin)))
 
 # more math: rounding, logs, trigonometry, nan handling, reductions and products
 sign = _writing_out(_on_tensor(rounding.sign))
@@ -154,9 +165,9 @@ nan_to_num = _writing_out(_on_tensor(elementwise.nan_to_num))
 lerp = _writing_out(_on_tensor(elementwise.lerp))
 isinf = _on_tensor(comparison.isinf)
 prod = _writing_out(numpy_keywords(_on_tensor(reduction.prod)))
-cumsum = _writing_out(numpy_keywords(_on_tensor(reduction.cumsum)))
-logsumexp = _writing_out(numpy_keywords(_on_tensor(reduction.logsumexp)))
-norm = _on_tensor(reduction.norm)
+cumsum = _writing_out(numpy_keywords(_on_tensor(_scan.cumsum)))
+logsumexp = _writing_out(numpy_keywords(_on_tensor(extremes.logsumexp)))
+norm = _on_tensor(_distance.norm)
 all = _writing_out(numpy_keywords(_on_tensor(comparison.all)))
 any = _writing_out(numpy_keywords(_on_tensor(comparison.any)))
 dot = _writing_out(_on_tensor(linalg.dot))
@@ -260,11 +271,9 @@ nonzero = comparison.nonzero
 # pointwise, special, scatter_reduce)
 from minigrad.ops import arrange as _arrange  # noqa: E402
 from minigrad.ops import counting as _counting  # noqa: E402
-from minigrad.ops import distance as _distance  # noqa: E402
 from minigrad.ops import masking as _masking  # noqa: E402
 from minigrad.ops import matrices as _matrices  # noqa: E402
 from minigrad.ops import pointwise as _pointwise  # noqa: E402
-from minigrad.ops import scan as _scan  # noqa: E402
 from minigrad.ops import scatter_reduce as _scatter_reduce  # noqa: E402
 from minigrad.ops import special as _special  # noqa: E402
 from minigrad.ops import statistics as _statistics  # noqa: E402

@@ -959,27 +959,27 @@ class Tensor:
 
     @numpy_keywords
     def max(self, dim: Any = None, keepdim: _bool = False, *, other: Tensor | None = None) -> Any:
-        return reduction.max(self, dim, keepdim, other=other)
+        return extremes.max(self, dim, keepdim, other=other)
 
     @numpy_keywords
     def min(self, dim: Any = None, keepdim: _bool = False, *, other: Tensor | None = None) -> Any:
-        return reduction.min(self, dim, keepdim, other=other)
+        return extremes.min(self, dim, keepdim, other=other)
 
     @numpy_keywords
     def amax(self, dim: Any = (), keepdim: _bool = False) -> Tensor:
-        return reduction.amax(self, dim, keepdim)
+        return extremes.amax(self, dim, keepdim)
 
     @numpy_keywords
     def amin(self, dim: Any = (), keepdim: _bool = False) -> Tensor:
-        return reduction.amin(self, dim, keepdim)
+        return extremes.amin(self, dim, keepdim)
 
     @numpy_keywords
     def argmax(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
-        return reduction.argmax(self, dim, keepdim)
+        return extremes.argmax(self, dim, keepdim)
 
     @numpy_keywords
     def argmin(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
-        return reduction.argmin(self, dim, keepdim)
+        return extremes.argmin(self, dim, keepdim)
 
     @numpy_keywords
     def softmax(self, dim: _int, dtype: Any = None) -> Tensor:  # no implicit dim here, as in PyTorch
@@ -1077,14 +1077,14 @@ class Tensor:
 
     @numpy_keywords
     def cumsum(self, dim: _int, *, dtype: Any = None) -> Tensor:
-        return reduction.cumsum(self, dim, dtype=dtype)
+        return scan.cumsum(self, dim, dtype=dtype)
 
     @numpy_keywords
     def logsumexp(self, dim: Any, keepdim: _bool = False) -> Tensor:
-        return reduction.logsumexp(self, dim, keepdim)
+        return extremes.logsumexp(self, dim, keepdim)
 
     def norm(self, p: Any = "fro", dim: Any = None, keepdim: _bool = False, dtype: Any = None) -> Tensor:
-        return reduction.norm(self, p, dim, keepdim, dtype)
+        return distance.norm(self, p, dim, keepdim, dtype)
 
     def dot(self, other: Tensor) -> Tensor:
         return linalg.dot(self, other)
@@ -1612,6 +1612,7 @@ from minigrad.ops import activations, rounding  # noqa: E402
 from minigrad.ops import histogram as histogram_ops  # noqa: E402
 from minigrad.ops import sampling  # noqa: E402
 from minigrad.ops import strided  # noqa: E402
+from minigrad.ops import distance, extremes  # noqa: E402
 from minigrad import creation  # noqa: E402
 from minigrad.ops._util import mark_view  # noqa: E402
 from minigrad.ops import (arrange, counting, masking, matrices, pointwise, scan, special,  # noqa: E402

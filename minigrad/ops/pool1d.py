@@ -2,7 +2,8 @@
 
 The input (N, C, L) becomes (N, C, 1, L) and the window (1, k): the 2-D pooling's forward and
 backward (ops/pool.py, ops/avg_pool.py) do the work. The checks (ops/_checks/pool.py) are
-PyTorch's for the 1-D functions, so the messages name 1-D sizes; ``return_indices`` gives each maximum's index along L.
+PyTorch's for the 1-D functions, so the messages name 1-D sizes; ``return_indices`` gives each
+maximum's index along L.
 """
 
 from __future__ import annotations

@@ -23,10 +23,10 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.compat import return_types
+from minigrad.ops._checks import reduction as checks
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
-from minigrad.ops._util import check_tensor_arguments, ieee_results, not_implemented_for
+from minigrad.ops._util import check_tensor_arguments, ieee_results, not_implemented_for, opmath
 from minigrad.ops.elementwise import where
-from minigrad.ops.reduction import cumsum
 from minigrad.ops.scatter import ScatterAdd
 from minigrad.ops.selection import flip
 from minigrad.tensor import Tensor
@@ -237,3 +237,33 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         later, earlier = x.narrow(axis, 1, size - 1), x.narrow(axis, 0, size - 1)
         x = later.logical_xor(earlier) if x.dtype is _dtypes.bool else later - earlier
     return x
+
+
+class Cumsum(Function):
+    """yᵢ = Σ_{j≤i} aⱼ along ``dim``;   dL/daⱼ = Σ_{i≥j} dL/dyᵢ (the reversed cumulative sum)."""
+
+    @staticmethod
+    def forward(ctx, a, axis, dtype):
+        ctx.axis = axis
+        if dtype is None and not a.dtype.is_floating_point:
+            dtype = _dtypes.int64
+        x = a.array.reshape(1) if a.ndim == 0 else a.array
+        target = x.dtype if dtype is None else dtype.numpy
+        with ieee_results():  # a float16 running sum (in float32) beyond float16's range is inf, silently
+            out = get_array_module(a).cumsum(opmath(x), axis=axis, dtype=None if dtype is None else target)
+            return Tensor(out.reshape(a.array.shape).astype(target, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on the shape ops)
+
+        if grad.ndim == 0:
+            return grad, None, None
+        axes = (ctx.axis,)
+        return Flip.apply(Cumsum.apply(Flip.apply(grad, axes), ctx.axis, None), axes), None, None
+
+
+def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    checks.check_int_dim(dim, "cumsum")
+    dtype = None if dtype is None else _dtypes.dtype_argument(dtype, "cumsum")
+    return Cumsum.apply(a, checks.one_axis(dim, a.ndim), dtype)

@@ -28,7 +28,7 @@ from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.compat import return_types
-from minigrad.ops import reduction
+from minigrad.ops import extremes, reduction
 from minigrad.ops._checks import reduction as checks
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
 from minigrad.ops._util import (
@@ -398,8 +398,8 @@ class Aminmax(Function):
     def backward(ctx, grad_low, grad_high):
         a, low, high = ctx.saved_tensors
         axes, keepdim = ctx.axes, ctx.keepdim
-        share_low = reduction.AmaxBackward.apply(grad_low, a.array, low.array, "amin", axes, keepdim)
-        share_high = reduction.AmaxBackward.apply(grad_high, a.array, high.array, "amax", axes, keepdim)
+        share_low = extremes.AmaxBackward.apply(grad_low, a.array, low.array, "amin", axes, keepdim)
+        share_high = extremes.AmaxBackward.apply(grad_high, a.array, high.array, "amax", axes, keepdim)
         return share_low + share_high, None, None
 
 
