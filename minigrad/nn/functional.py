@@ -38,6 +38,7 @@ from minigrad.ops import pool as _pool
 from minigrad.ops import pool1d as _pool1d
 from minigrad.ops import scatter as _scatter
 from minigrad.ops import shape as _shape
+from minigrad.ops import smooth_activations as _smooth_activations
 from minigrad.ops import softmax as _softmax
 from minigrad.ops._util import check_tensor_arguments, not_implemented_for
 from minigrad.ops.conv import conv1d as _conv1d
@@ -336,22 +337,22 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x·Φ(x) with Φ the standard normal CDF ('tanh': its tanh approximation)."""
-    return _activations.gelu(input, approximate)
+    return _smooth_activations.gelu(input, approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x·σ(x)."""
-    return _activations.silu(input, inplace)
+    return _smooth_activations.silu(input, inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else α(eˣ − 1)."""
-    return _activations.elu(input, alpha, inplace)
+    return _smooth_activations.elu(input, alpha, inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + e^(βx)) / β, and x where βx > threshold."""
-    return _activations.softplus(input, beta, threshold)
+    return _smooth_activations.softplus(input, beta, threshold)
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
