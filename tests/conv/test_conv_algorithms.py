@@ -325,7 +325,8 @@ def test_the_tuned_im2col_computes_what_the_plain_one_does(case, bands, monkeypa
         numpy.testing.assert_allclose(tuned[key], plain[key], rtol=1e-10, atol=1e-10, err_msg=key)
 
 
-DEPTHWISE_BLOCKS_CASE = ConvCase("depthwise-5ch-multiplier2", 1, 5, (5, 7), 10, (3, 2), (1, 1), (1, 2), (2, 1), 5)
+DEPTHWISE_BLOCKS_CASE = ConvCase("depthwise-5ch-multiplier2", 1, 5, (5, 7), 10, (3, 2),
+                                 (1, 1), (1, 2), (2, 1), 5)
 
 
 @pytest.mark.parametrize("channels_per_block", [1, 2, 5])
@@ -340,7 +341,11 @@ def test_depthwise_in_blocks_of_channels_matches_naive_and_torch(channels_per_bl
     def counted(flat, shifts, length, product):
         channel_bytes = len(shifts) * length * flat[0, ..., 0].size * flat.itemsize
         monkeypatch.setattr(depthwise, "COLUMN_BLOCK_BYTES", channels_per_block * channel_bytes)
-        original(flat, shifts, length, lambda channels, cols: (blocks.append(channels), product(channels, cols)))
+        def each_block(channels, cols):
+            blocks.append(channels)
+            product(channels, cols)
+
+        original(flat, shifts, length, each_block)
 
     monkeypatch.setattr(depthwise, "_by_blocks", counted)
     monkeypatch.setattr(depthwise, "product_threads", lambda xp: 1)   # one thread: the blocks in order

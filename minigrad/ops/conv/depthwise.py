@@ -62,7 +62,7 @@ def _shifts(kernel_size: Pair, dilation: Pair, row: int) -> list[int]:
 
 
 def _by_blocks(flat: Any, shifts: list[int], length: int, product: Callable[[slice, Any], None]) -> None:
-    """``product(channels, cols)`` for blocks of channels, cols[c, (…, t), (n, p)] = flat[c, …, n, p + shifts[t]].
+    """``product(channels, cols)`` per block of channels; cols[c, (…, t), (n, p)] = flat[c, …, n, p + s_t].
 
     ``flat`` is (C, …, N, P); a block's columns, (block, …·taps, N·length), are made in one buffer
     that each block overwrites, one copy per tap.
@@ -82,7 +82,7 @@ def _by_blocks(flat: Any, shifts: list[int], length: int, product: Callable[[sli
                 cols[..., t, :, :] = flat[start:stop, ..., shift:shift + length]
             product(slice(start, stop), cols.reshape(stop - start, -1, middle[-1] * length))
 
-    # Performance: ranges of channels on minigrad's threads, each multiplying with the BLAS held to one thread.
+    # Performance: ranges of channels on minigrad's threads, each multiplying, the BLAS held to one thread.
     if product_threads(xp) > 1:
         parallel_products(c, channels)
     else:
@@ -133,7 +133,8 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     frame = dilation[0] * (kh - 1) * row + dilation[1] * (kw - 1)          # the largest shift
     delta = _delta_rows(grad_out, c, row, before=frame, after=padded_h * row - grad_out.shape[2] * row)
     # A copy: the flipped view's negative strides would keep the BLAS out of the product.
-    rotated = xp.ascontiguousarray(weight.reshape(c, 1, c_out // c, kh, kw)[..., ::-1, ::-1]).reshape(c, 1, -1)
+    flipped = weight.reshape(c, 1, c_out // c, kh, kw)[..., ::-1, ::-1]
+    rotated = xp.ascontiguousarray(flipped).reshape(c, 1, -1)
     grad = xp.empty((c, 1, n * padded_h * row), dtype=grad_out.dtype)
 
     def product(channels: slice, cols: Any) -> None:
