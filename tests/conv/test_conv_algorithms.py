@@ -362,6 +362,18 @@ def test_depthwise_in_blocks_of_channels_matches_naive_and_torch(channels_per_bl
         numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
 
 
+def test_depthwise_takes_an_empty_batch():
+    """No images: empty outputs and dx, dW all zeros (as the plain file and PyTorch give)."""
+    case = ConvCase("depthwise-empty-batch", 0, 4, (5, 5), 8, (3, 3), (1, 1), (1, 1), (1, 1), 4)
+    assert _routed(case) is DEPTHWISE
+    x, weight, _ = case.arrays(seed=27)
+    ours = _run(DEPTHWISE, case, x, weight, output_grad(case))
+    plain = _run(algo_im2col, case, x, weight, output_grad(case))
+    assert ours["out"].shape == (0, 8, 5, 5) and ours["x"].shape == x.shape
+    numpy.testing.assert_array_equal(ours["weight"], numpy.zeros(weight.shape))
+    numpy.testing.assert_array_equal(plain["weight"], ours["weight"])
+
+
 def test_the_plain_im2col_file_is_one_screen():
     """The default stays at Chainer's proportions (its formulas, no tuning)."""
     source = open(algo_im2col.__file__, encoding="utf-8").read()

@@ -28,6 +28,7 @@ the same products, in the same order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -69,8 +70,9 @@ def _by_blocks(flat: Any, shifts: list[int], length: int, product: Callable[[sli
     """
     xp = get_array_module(flat)
     c, middle = flat.shape[0], flat.shape[1:-1]
+    rows = math.prod(middle[:-1]) * len(shifts)                  # (…, taps)
     channel_bytes = len(shifts) * length * flat[0, ..., 0].size * flat.itemsize
-    block = max(1, COLUMN_BLOCK_BYTES // channel_bytes)
+    block = max(1, COLUMN_BLOCK_BYTES // max(channel_bytes, 1))   # an empty batch: one block
 
     def channels(first: int, last: int) -> None:
         buffer = xp.empty((min(block, last - first), *middle[:-1], len(shifts), middle[-1], length),
@@ -80,7 +82,7 @@ def _by_blocks(flat: Any, shifts: list[int], length: int, product: Callable[[sli
             cols = buffer[:stop - start]
             for t, shift in enumerate(shifts):
                 cols[..., t, :, :] = flat[start:stop, ..., shift:shift + length]
-            product(slice(start, stop), cols.reshape(stop - start, -1, middle[-1] * length))
+            product(slice(start, stop), cols.reshape(stop - start, rows, middle[-1] * length))
 
     # Performance: ranges of channels on minigrad's threads, each multiplying, the BLAS held to one thread.
     if product_threads(xp) > 1:
