@@ -325,6 +325,55 @@ def test_the_tuned_im2col_computes_what_the_plain_one_does(case, bands, monkeypa
         numpy.testing.assert_allclose(tuned[key], plain[key], rtol=1e-10, atol=1e-10, err_msg=key)
 
 
+DEPTHWISE_BLOCKS_CASE = ConvCase("depthwise-5ch-multiplier2", 1, 5, (5, 7), 10, (3, 2),
+                                 (1, 1), (1, 2), (2, 1), 5)
+
+
+@pytest.mark.parametrize("channels_per_block", [1, 2, 5])
+def test_depthwise_in_blocks_of_channels_matches_naive_and_torch(channels_per_block, monkeypatch):
+    """Columns made one channel at a time, two (the last block shorter), or all at once: the same
+    numbers as the naive definition and PyTorch, in float64 (batch 1, odd sizes, padding, dilation)."""
+    case = DEPTHWISE_BLOCKS_CASE
+    assert _routed(case) is DEPTHWISE
+    blocks = []
+    original = depthwise._by_blocks
+
+    def counted(flat, shifts, length, product):
+        channel_bytes = len(shifts) * length * flat[0, ..., 0].size * flat.itemsize
+        monkeypatch.setattr(depthwise, "COLUMN_BLOCK_BYTES", channels_per_block * channel_bytes)
+        def each_block(channels, cols):
+            blocks.append(channels)
+            product(channels, cols)
+
+        original(flat, shifts, length, each_block)
+
+    monkeypatch.setattr(depthwise, "_by_blocks", counted)
+    monkeypatch.setattr(depthwise, "product_threads", lambda xp: 1)   # one thread: the blocks in order
+    x, weight, _ = case.arrays(seed=25)
+    grad_out = output_grad(case, seed=26)
+    ours = _run(DEPTHWISE, case, x, weight, grad_out)
+    naive = _run(algo_naive, case, x, weight, grad_out)
+    expected = torch_conv(case, x, weight, None, grad_out)
+    starts = list(range(0, case.c_in, channels_per_block))
+    assert blocks == 3 * [slice(a, min(a + channels_per_block, case.c_in)) for a in starts]
+    for key in ("out", "x", "weight"):
+        assert ours[key].dtype == numpy.float64, key
+        numpy.testing.assert_allclose(ours[key], naive[key], rtol=1e-10, atol=1e-10, err_msg=key)
+        numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
+
+
+def test_depthwise_takes_an_empty_batch():
+    """No images: empty outputs and dx, dW all zeros (as the plain file and PyTorch give)."""
+    case = ConvCase("depthwise-empty-batch", 0, 4, (5, 5), 8, (3, 3), (1, 1), (1, 1), (1, 1), 4)
+    assert _routed(case) is DEPTHWISE
+    x, weight, _ = case.arrays(seed=27)
+    ours = _run(DEPTHWISE, case, x, weight, output_grad(case))
+    plain = _run(algo_im2col, case, x, weight, output_grad(case))
+    assert ours["out"].shape == (0, 8, 5, 5) and ours["x"].shape == x.shape
+    numpy.testing.assert_array_equal(ours["weight"], numpy.zeros(weight.shape))
+    numpy.testing.assert_array_equal(plain["weight"], ours["weight"])
+
+
 def test_the_plain_im2col_file_is_one_screen():
     """The default stays at Chainer's proportions (its formulas, no tuning)."""
     source = open(algo_im2col.__file__, encoding="utf-8").read()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -84,11 +85,25 @@ def test_training_reaches_97_percent_which_frozen_convolutions_do_not(tmp_path):
     trained, frozen = final_test_accuracy(tmp_path / "full"), final_test_accuracy(tmp_path / "frozen")
     assert frozen < 0.97 <= trained, f"learned convolutions {trained:.2%}, frozen ones {frozen:.2%}"
     assert f"epoch 2: test accuracy {trained:.2%}" in full.stdout
+    assert re.search(r"epoch 2: .*, [0-9.]+ s \([0-9]+ images/s\)", full.stdout)
+    assert f"Speed against PyTorch, as measured: {load_example('mnist_cnn').PYTORCH_RATIO}" in full.stdout
     assert "epoch 2/2" in full.stderr  # tqdm's progress bar
     if importlib.util.find_spec("matplotlib") is not None:
         for picture in ("curves.png", "filters.png"):
             assert (tmp_path / "full" / picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             assert f"Plot: {tmp_path / 'full' / picture}" in full.stdout
+
+
+def test_the_speed_the_example_quotes_is_the_one_measured_in_the_docs():
+    """The ratio to PyTorch printed at the start is docs/performance.md's, figure for figure."""
+    quoted = load_example("mnist_cnn").PYTORCH_RATIO
+    docs = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    figures = re.findall(r"\d+\.\d+-\d+\.\d+", quoted)
+    assert len(figures) == 2
+    for figure in figures:
+        assert figure.replace("-", "–") in docs, figure
+    for words in ("2-core Xeon", "OpenBLAS 0.3.31", "Where the training step stands"):
+        assert words in docs, words
 
 
 @needs_mnist

@@ -1,110 +1,122 @@
-"""Depthwise convolution (one input channel per group, stride 1): sums of shifted, scaled images.
+"""Depthwise convolution (one input channel per group, stride 1): im2col's products, a few channels at a time.
 
-When each group sees a single input channel, im2col's per-group products are
-(m × kh·kw)·(kh·kw × N·L) with m = C_out / C_in tiny (usually 1): too thin for BLAS,
-while the column buffer is kh·kw times the input. So the default ``'im2col'`` hands such
-calls here (``algorithms.is_depthwise`` decides, once per call), and the kernel taps
-are summed directly, as depthwise kernels in production libraries do:
+Each group sees one input channel c and makes m = C_out / C_in output channels (usually 1), so
+im2col's formulas hold channel by channel, with columns of channel c only (one row per kernel tap):
 
-    forward:      y[n, c·m + o]     = Σ_{i,j} W[c·m + o, 0, i, j] · x_pad[n, c, h + i·d, w + j·d]
-    grad_weight:  dW[c·m + o, 0, i, j] = Σ_{n,h,w} δ[n, c·m + o, h, w] · x_pad[n, c, h + i·d, w + j·d]
-    grad_input:   the same sum as the forward, run over δ framed by d·(k−1) zeros, with the
-                  kernel rotated by 180° (the adjoint of a shift is the opposite shift)
+    cols_c[(i, j), p] = x_pad[c, p + shift(i, j)]
+    forward:      Y_c  = W_c · cols_c                 (m × kh·kw) · (kh·kw × L)
+    grad_weight:  dW_c = δ_c · cols_cᵀ
+    grad_input:   dx_c = rot180(W)_c · cols(δ framed)_c, the forward's product over δ framed by
+                  the largest shift, with the kernel rotated by 180° (the adjoint of a shift is
+                  the opposite shift)
 
-How it stays fast in NumPy: each image is flattened, rows after one another, so the
-tap (i, j) is the flat shift i·d·W_pad + j·d. Evaluated at every flat position (the
-W_pad − W_out positions per row that run off the edge come along and are cropped;
-their δ is 0), a tap is one long contiguous run instead of H_out short rows, and for
-each kernel column j one ``einsum`` sums the kh row-shifts while each image line is
-still in cache.
+Why a file of its own: the whole column matrix (kh·kw times the input) would go out to memory
+and come back for products only kh·kw deep, which BLAS runs at memory speed. So the default
+``'im2col'`` hands such calls here (``algorithms.is_depthwise`` decides, once per call), and the
+columns are made for a block of channels at a time (about ``COLUMN_BLOCK_BYTES``), used by one
+batched product while they are still in cache, and overwritten by the next block's.
 
-Every output channel needs one input channel only, so the work is cut over channels and the
-pieces run on minigrad's threads (``minigrad/performance/parallel.py``): the same sums, in the same order.
+Flat images: the input is held channel-major, (C, N, H_pad·W_pad), each image padded and
+flattened rows after one another, so tap (i, j) is the flat shift i·d_h·W_pad + j·d_w and a
+tap's row of columns is one contiguous run of each image. Every flat position p < H_out·W_pad
+is computed; the W_pad − W_out positions per row that run off the edge come along and are
+cropped (their δ is 0).
+
+Blocks of channels run on minigrad's threads (``parallel_products``, ``performance/parallel.py``):
+the same products, in the same order.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 from minigrad.backend import get_array_module
 from minigrad.ops.conv.geometry import Pair
-from minigrad.performance.parallel import copy_into, parallel_for
+from minigrad.performance.parallel import copy_into, parallel_products, product_threads
 
 __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
+# Columns made for a block of channels of about this size, then used while in cache
+# (measured in docs/performance.md, "The worst shapes").
+COLUMN_BLOCK_BYTES = 1 << 20
+
 
 def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
-    """x (N, C, H, W) zero padded, each image flattened: (N, C, H_pad·W_pad + extra)."""
+    """x (N, C, H, W) zero padded, channel-major, each image flattened: (C, N, H_pad·W_pad + extra)."""
     xp = get_array_module(x)
     n, c, height, width = x.shape
     ph, pw = padding
     padded_h, padded_w = height + 2 * ph, width + 2 * pw
-    flat = xp.zeros((n, c, padded_h * padded_w + extra), dtype=x.dtype)
+    flat = xp.zeros((c, n, padded_h * padded_w + extra), dtype=x.dtype)
     # Splitting the contiguous last axis is always a view (NumPy and CuPy), so the write goes through.
-    image = flat[..., :padded_h * padded_w].reshape(n, c, padded_h, padded_w)
-    copy_into(image[..., ph:ph + height, pw:pw + width], x)
+    image = flat[..., :padded_h * padded_w].reshape(c, n, padded_h, padded_w)
+    copy_into(image[..., ph:ph + height, pw:pw + width], x.transpose(1, 0, 2, 3))
     return flat
 
 
-def _row_shifts(flat: Any, kernel_size: Pair, dilation: Pair, row: int) -> Any:
-    """View (..., P, kh) of ``flat`` (..., L): entry [..., p, i] = flat[..., p + i·d·row] (no copy).
+def _shifts(kernel_size: Pair, dilation: Pair, row: int) -> list[int]:
+    """The flat shift of each kernel tap (i, j), taps in (i, j) order: i·d_h·row + j·d_w."""
+    return [i * dilation[0] * row + j * dilation[1]
+            for i in range(kernel_size[0]) for j in range(kernel_size[1])]
 
-    Kernel column j then takes positions ``j·d ...`` of it: the tap (i, j) is the shift i·d·row + j·d.
+
+def _by_blocks(flat: Any, shifts: list[int], length: int, product: Callable[[slice, Any], None]) -> None:
+    """``product(channels, cols)`` per block of channels; cols[c, (…, t), (n, p)] = flat[c, …, n, p + s_t].
+
+    ``flat`` is (C, …, N, P); a block's columns, (block, …·taps, N·length), are made in one buffer
+    that each block overwrites, one copy per tap.
     """
     xp = get_array_module(flat)
-    extent = dilation[0] * row * (kernel_size[0] - 1) + 1
-    windows = xp.lib.stride_tricks.sliding_window_view(flat, extent, axis=-1)
-    return windows[..., ::dilation[0] * row]
-
-
-def _sum_of_shifts(flat: Any, scale: Any, length: int, kernel_size: Pair, dilation: Pair, row: int,
-                   subscripts: str, out: Any) -> Any:
-    """Σ_{i,j} scale[c, ..., i, j] · flat[:, c, ..., p + i·d·row + j·d] for p < length, contracted as
-    ``subscripts`` into ``out``; channel c's sum needs only channel c, so ranges of channels run
-    on minigrad's threads.
-
-    One einsum per kernel column j sums its kh row-shifts (the view's last axis, i).
-    """
-    xp = get_array_module(flat)
-    shifts = _row_shifts(flat, kernel_size, dilation, row)
+    c, middle = flat.shape[0], flat.shape[1:-1]
+    rows = math.prod(middle[:-1]) * len(shifts)                  # (…, taps)
+    channel_bytes = len(shifts) * length * flat[0, ..., 0].size * flat.itemsize
+    block = max(1, COLUMN_BLOCK_BYTES // max(channel_bytes, 1))   # an empty batch: one block
 
     def channels(first: int, last: int) -> None:
-        total = out[:, first:last]
-        for j in range(kernel_size[1]):
-            start = j * dilation[1]
-            column = shifts[:, first:last, ..., start:start + length, :]
-            term = xp.einsum(subscripts, column, scale[first:last, ..., j])  # CuPy's einsum takes no out=
-            if j == 0:
-                total[...] = term
-            else:
-                total += term
+        buffer = xp.empty((min(block, last - first), *middle[:-1], len(shifts), middle[-1], length),
+                          dtype=flat.dtype)
+        for start in range(first, last, block):
+            stop = min(start + block, last)
+            cols = buffer[:stop - start]
+            for t, shift in enumerate(shifts):
+                cols[..., t, :, :] = flat[start:stop, ..., shift:shift + length]
+            product(slice(start, stop), cols.reshape(stop - start, rows, middle[-1] * length))
 
-    c = scale.shape[0]
-    parallel_for(xp, c, kernel_size[0] * kernel_size[1] * (flat.nbytes + out.nbytes) // c, channels)
-    return out
+    # Performance: ranges of channels on minigrad's threads, each multiplying, the BLAS held to one thread.
+    if product_threads(xp) > 1:
+        parallel_products(c, channels)
+    else:
+        channels(0, c)
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """y = Σ_taps W[:, tap] · shifted x_pad; returns ``(out, flattened padded x)``."""
+    """Y_c = W_c · cols_c; returns ``(out, flattened padded x)``, the latter for ``grad_weight``."""
     n, c, height, width = x.shape
     c_out, _, kh, kw = weight.shape
     row = width + 2 * padding[1]
     h_out, w_out = height + 2 * padding[0] - dilation[0] * (kh - 1), row - dilation[1] * (kw - 1)
     xp = get_array_module(x)
     flat = _flat_images(x, padding, extra=dilation[1] * (kw - 1))
-    scale = weight.reshape(c, c_out // c, kh, kw)
-    out = xp.empty((n, c, c_out // c, h_out * row), dtype=x.dtype)
-    _sum_of_shifts(flat, scale, h_out * row, (kh, kw), dilation, row, "ncpi,cmi->ncmp", out)
-    return out.reshape(n, c_out, h_out, row)[..., :w_out], flat
+    w_c = weight.reshape(c, c_out // c, kh * kw)
+    out = xp.empty((c, c_out // c, n * h_out * row), dtype=x.dtype)
+
+    def product(channels: slice, cols: Any) -> None:
+        xp.matmul(w_c[channels], cols, out=out[channels])                  # Y_c = W_c · cols_c
+
+    _by_blocks(flat, _shifts((kh, kw), dilation, row), h_out * row, product)
+    y = out.reshape(c_out, n, h_out, row)[..., :w_out]
+    return y.transpose(1, 0, 2, 3), flat
 
 
 def _delta_rows(grad_out: Any, c: int, row: int, before: int, after: int) -> Any:
-    """δ (N, C·m, H_out, W_out) as (N, C, m, before + H_out·W_pad + after): rows W_pad long, zeros around."""
+    """δ (N, C·m, H_out, W_out) as (C, m, N, before + H_out·W_pad + after): rows W_pad long, zeros around."""
     xp = get_array_module(grad_out)
     n, c_out, h_out, w_out = grad_out.shape
-    flat = xp.zeros((n, c, c_out // c, before + h_out * row + after), dtype=grad_out.dtype)
-    rows = flat[..., before:before + h_out * row].reshape(n, c, c_out // c, h_out, row)
-    copy_into(rows[..., :w_out], grad_out.reshape(n, c, c_out // c, h_out, w_out))
+    flat = xp.zeros((c, c_out // c, n, before + h_out * row + after), dtype=grad_out.dtype)
+    rows = flat[..., before:before + h_out * row].reshape(c, c_out // c, n, h_out, row)
+    copy_into(rows[..., :w_out], grad_out.transpose(1, 0, 2, 3).reshape(c, c_out // c, n, h_out, w_out))
     return flat
 
 
@@ -115,37 +127,40 @@ def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,
                groups: int) -> Any:
-    """dx_pad[p] = Σ_taps W[tap] · δ[p − shift(tap)] = the forward's sum over framed δ with rot180(W)."""
+    """dx_c = rot180(W)_c · cols(δ framed)_c: the forward's product over δ framed by the largest shift."""
     xp = get_array_module(grad_out)
     n, c, height, width = input_shape
     c_out, _, kh, kw = weight.shape
     row, padded_h = width + 2 * padding[1], height + 2 * padding[0]
     frame = dilation[0] * (kh - 1) * row + dilation[1] * (kw - 1)          # the largest shift
     delta = _delta_rows(grad_out, c, row, before=frame, after=padded_h * row - grad_out.shape[2] * row)
-    rotated = weight.reshape(c, c_out // c, kh, kw)[..., ::-1, ::-1]
-    grad = xp.empty((n, c, padded_h * row), dtype=grad_out.dtype)
-    _sum_of_shifts(delta, rotated, padded_h * row, (kh, kw), dilation, row, "ncmpi,cmi->ncp", grad)
-    image = grad.reshape(n, c, padded_h, row)
-    return image[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width]
+    # A copy: the flipped view's negative strides would keep the BLAS out of the product.
+    flipped = weight.reshape(c, 1, c_out // c, kh, kw)[..., ::-1, ::-1]
+    rotated = xp.ascontiguousarray(flipped).reshape(c, 1, -1)
+    grad = xp.empty((c, 1, n * padded_h * row), dtype=grad_out.dtype)
+
+    def product(channels: slice, cols: Any) -> None:
+        xp.matmul(rotated[channels], cols, out=grad[channels])          # dx_c = rot180(W)_c · cols(δ)_c
+
+    _by_blocks(delta, _shifts((kh, kw), dilation, row), padded_h * row, product)
+    image = grad.reshape(c, n, padded_h, row)
+    return image[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width].transpose(1, 0, 2, 3)
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,
                 groups: int, saved: Any = None) -> Any:
-    """dW[c·m + o, 0, i, j] = Σ δ · shifted x_pad; ``saved`` is the forward's flattened padded x."""
+    """dW_c = δ_c · cols_cᵀ; ``saved`` is the forward's flattened padded x."""
     xp = get_array_module(grad_out)
     n, c, height, width = x.shape
     c_out, _, kh, kw = weight_shape
     row = width + 2 * padding[1]
     flat = _flat_images(x, padding, extra=dilation[1] * (kw - 1)) if saved is None else saved
-    delta = _delta_rows(grad_out, c, row, before=0, after=0)                  # (N, C, m, H_out·W_pad)
-    length = delta.shape[-1]
-    grad_w = xp.empty((c, c_out // c, kh, kw), dtype=grad_out.dtype)
-    shifts = _row_shifts(flat, (kh, kw), dilation, row)                          # (N, C, P, kh)
+    delta = _delta_rows(grad_out, c, row, before=0, after=0)                 # (C, m, N, H_out·W_pad)
+    delta = delta.reshape(c, c_out // c, -1)
+    grad_w = xp.empty((c, c_out // c, kh * kw), dtype=grad_out.dtype)
 
-    def channels(first: int, last: int) -> None:   # channel c's dW needs only channel c
-        for j in range(kw):
-            column = shifts[:, first:last, j * dilation[1]:j * dilation[1] + length, :]
-            grad_w[first:last, ..., j] = xp.einsum("ncmp,ncpi->cmi", delta[:, first:last], column)
+    def product(channels: slice, cols: Any) -> None:
+        xp.matmul(delta[channels], cols.transpose(0, 2, 1), out=grad_w[channels])   # dW_c = δ_c · cols_cᵀ
 
-    parallel_for(xp, c, kh * kw * (flat.nbytes + delta.nbytes) // c, channels)
+    _by_blocks(flat, _shifts((kh, kw), dilation, row), grad_out.shape[2] * row, product)
     return grad_w.reshape(tuple(weight_shape))
