@@ -19,7 +19,8 @@ from minigrad.compat import return_types
 from minigrad.ops._checks import reduction as checks
 from minigrad.ops._util import TORCH_TYPE_NAMES, grad_where, ieee_results, product, reduction_axes
 from minigrad.ops.elementwise import Where
-from minigrad.ops.shape import ConstantPad, Expand, Unsqueeze, View
+from minigrad.ops.padding import ConstantPad
+from minigrad.ops.shape import Expand, Unsqueeze, View
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -378,7 +379,7 @@ class Prod(Function):
 
 def _exclusive_products(a: Tensor, axis: int) -> Tensor:
     """Π_{j≠i} aⱼ along ``axis`` without division: (the product of those before i) · (of those after)."""
-    from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on this module)
+    from minigrad.ops.rearrange import Flip  # noqa: PLC0415 (rearrange builds on this module)
 
     before = _prefix_products(_shifted(a, axis, 1), axis)
     after = Flip.apply(_prefix_products(_shifted(Flip.apply(a, (axis,)), axis, 1), axis), (axis,))
@@ -424,7 +425,7 @@ class Cumsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on the shape ops)
+        from minigrad.ops.rearrange import Flip  # noqa: PLC0415 (rearrange builds on this module)
 
         if grad.ndim == 0:
             return grad, None, None
