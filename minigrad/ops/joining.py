@@ -15,7 +15,7 @@ from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops import indexing
 from minigrad.ops import shape as shape_ops
-from minigrad.ops._checks import selection as checks
+from minigrad.ops._checks import joining as checks
 from minigrad.ops._checks import shape as shape_checks
 from minigrad.ops._util import array_of
 from minigrad.tensor import Tensor, _normalize_dim
@@ -96,14 +96,14 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     # PyTorch skips 1-D empty tensors in cat (legacy behaviour)
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
     axis = _normalize_dim(dim, tensors[0].ndim)
-    shape_checks.check_cat(tensors, axis)
+    checks.check_cat(tensors, axis)
     return Cat.apply(axis, dtype, *tensors)
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dimension ``dim``."""
     tensors = shape_checks.nonempty_tensor_list(tensors, "stack")
-    shape_checks.check_stack(tensors)
+    checks.check_stack(tensors)
     axis = _normalize_dim(dim, tensors[0].ndim + 1)
     return Stack.apply(axis, _dtypes.result_type(*tensors), *tensors)
 

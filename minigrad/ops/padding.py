@@ -7,7 +7,7 @@ from typing import Any
 
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._checks import shape as checks
+from minigrad.ops._checks import padding as checks
 from minigrad.tensor import Tensor
 
 

@@ -9,7 +9,7 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops import shape as shape_ops
-from minigrad.ops._checks import selection as checks
+from minigrad.ops._checks import rearrange as checks
 from minigrad.ops._checks import shape as shape_checks
 from minigrad.ops.reduction import SumDims
 from minigrad.ops.shape import View

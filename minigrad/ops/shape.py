@@ -14,7 +14,6 @@ from minigrad import dtypes as _dtypes
 from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
-from minigrad.ops._checks import selection as selection_checks
 from minigrad.ops._checks import shape as checks
 from minigrad.ops._util import mark_view, product, reduction_axes
 from minigrad.tensor import Tensor, _normalize_dim
@@ -241,7 +240,7 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
 
 def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
     """The view with dimensions ``source`` moved to positions ``destination``; the others keep their order."""
-    sources, targets = selection_checks.movedim_axes(a, source, destination)
+    sources, targets = checks.movedim_axes(a, source, destination)
     if a.ndim == 0:
         return reshape(a, ())
     order = [None] * a.ndim
