@@ -27,6 +27,8 @@ from minigrad.ops import (
 )
 from minigrad.ops import distance as _distance
 from minigrad.ops import histogram as _histogram_ops
+from minigrad.ops import joining as _joining
+from minigrad.ops import rearrange as _rearrange
 from minigrad.ops import sampling as _sampling
 from minigrad.ops import scan as _scan
 from minigrad.ops import scatter as _scatter_ops
@@ -200,28 +202,28 @@ unsqueeze = numpy_keywords(_on_tensor(shape_ops.unsqueeze))
 permute = _on_tensor(shape_ops.permute)
 transpose = _on_tensor(shape_ops.transpose)
 t = _on_tensor(shape_ops.t)
-cat = concat = concatenate = _writing_out(numpy_keywords(shape_ops.cat))
-stack = _writing_out(numpy_keywords(shape_ops.stack))
+cat = concat = concatenate = _writing_out(numpy_keywords(_joining.cat))
+stack = _writing_out(numpy_keywords(_joining.stack))
 
 # pieces, rearrangements, picks and sorting
-chunk = _on_tensor(_selection.chunk)
-split = _on_tensor(_selection.split)
-unbind = _on_tensor(_selection.unbind)
-narrow = _on_tensor(_selection.narrow)
-movedim = moveaxis = _on_tensor(_selection.movedim)
-swapaxes = swapdims = _on_tensor(_selection.swapaxes)
-broadcast_to = _on_tensor(_selection.broadcast_to)
-flip = _on_tensor(_selection.flip)
-roll = _on_tensor(_selection.roll)
-repeat_interleave = _on_tensor(_selection.repeat_interleave)
+chunk = _on_tensor(_joining.chunk)
+split = _on_tensor(_joining.split)
+unbind = _on_tensor(_joining.unbind)
+narrow = _on_tensor(_joining.narrow)
+movedim = moveaxis = _on_tensor(shape_ops.movedim)
+swapaxes = swapdims = _on_tensor(shape_ops.swapaxes)
+broadcast_to = _on_tensor(shape_ops.broadcast_to)
+flip = _on_tensor(_rearrange.flip)
+roll = _on_tensor(_rearrange.roll)
+repeat_interleave = _on_tensor(_rearrange.repeat_interleave)
 index_select = _writing_out(_on_tensor(_selection.index_select))
 masked_fill = _on_tensor(_selection.masked_fill)
 tril = _writing_out(_on_tensor(_selection.tril))
 triu = _writing_out(_on_tensor(_selection.triu))
 diag = _writing_out(_on_tensor(_selection.diag))
 as_strided = _on_tensor(_strided.as_strided)
-hstack = _writing_out(_selection.hstack)
-vstack = _writing_out(_selection.vstack)
+hstack = _writing_out(_joining.hstack)
+vstack = _writing_out(_joining.vstack)
 sort = _on_tensor(_sorting.sort)
 argsort = _on_tensor(_sorting.argsort)
 topk = _on_tensor(_sorting.topk)

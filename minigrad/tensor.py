@@ -1174,46 +1174,46 @@ class Tensor:
     def expand_as(self, other: Tensor) -> Tensor:
         return shape_ops.expand(self, _other_tensor(other, "expand_as").shape)
 
-    # --- pieces, rearrangements, picks and sorting (minigrad.ops.selection / sorting) ---------
+    # --- pieces, rearrangements, picks, sorting (ops.joining / rearrange / selection / sorting) -----
 
     def chunk(self, chunks: _int, dim: _int = 0) -> tuple:
-        return selection.chunk(self, chunks, dim)
+        return joining.chunk(self, chunks, dim)
 
     def split(self, split_size: Any, dim: _int = 0) -> tuple:
-        return selection.split(self, split_size, dim)
+        return joining.split(self, split_size, dim)
 
     def unbind(self, dim: _int = 0) -> tuple:
-        return selection.unbind(self, dim)
+        return joining.unbind(self, dim)
 
     def narrow(self, dim: _int, start: _int, length: _int) -> Tensor:
-        return selection.narrow(self, dim, start, length)
+        return joining.narrow(self, dim, start, length)
 
     def movedim(self, source: Any, destination: Any) -> Tensor:
-        return selection.movedim(self, source, destination)
+        return shape_ops.movedim(self, source, destination)
 
     moveaxis = movedim
 
     def swapaxes(self, axis0: _int, axis1: _int) -> Tensor:
-        return selection.swapaxes(self, axis0, axis1)
+        return shape_ops.swapaxes(self, axis0, axis1)
 
     def swapdims(self, dim0: _int, dim1: _int) -> Tensor:
-        return selection.swapaxes(self, dim0, dim1)
+        return shape_ops.swapaxes(self, dim0, dim1)
 
     def broadcast_to(self, size: Any) -> Tensor:
-        return selection.broadcast_to(self, size)
+        return shape_ops.broadcast_to(self, size)
 
     def flip(self, *dims_args: Any, dims: Any = None) -> Tensor:
-        return selection.flip(self, *dims_args, dims=dims)
+        return rearrange.flip(self, *dims_args, dims=dims)
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
-        return selection.roll(self, shifts, dims)
+        return rearrange.roll(self, shifts, dims)
 
     def repeat(self, *sizes: Any) -> Tensor:
-        return selection.repeat(self, *sizes)
+        return rearrange.repeat(self, *sizes)
 
     def repeat_interleave(self, repeats: Any, dim: _int | None = None, *,
                           output_size: _int | None = None) -> Tensor:
-        return selection.repeat_interleave(self, repeats, dim, output_size=output_size)
+        return rearrange.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def index_select(self, dim: _int, index: Tensor) -> Tensor:
         return selection.index_select(self, dim, index)
@@ -1607,7 +1607,7 @@ from minigrad.ops import (arithmetic, comparison, conversion, elementwise, index
                           inplace, linalg, reduction, softmax)
 from minigrad.ops import shape as shape_ops  # noqa: E402
 from minigrad.ops import scatter as scatter_ops  # noqa: E402
-from minigrad.ops import selection, sorting  # noqa: E402
+from minigrad.ops import joining, rearrange, selection, sorting  # noqa: E402
 from minigrad.ops import activations, rounding  # noqa: E402
 from minigrad.ops import histogram as histogram_ops  # noqa: E402
 from minigrad.ops import sampling  # noqa: E402

@@ -256,7 +256,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
 def _jacobian_rows(out: Tensor, inputs: tuple, strict: bool, create_graph: bool, out_index: int) -> list:
     """∂out/∂x for each input x, row by row: row k is the gradient of out's k-th element."""
     from minigrad.creation import eye  # noqa: PLC0415 (creation imports autograd)
-    from minigrad.ops.shape import stack  # noqa: PLC0415
+    from minigrad.ops.joining import stack  # noqa: PLC0415
 
     rows: list[list] = [[] for _ in inputs]
     basis = eye(max(out.numel(), 1), dtype=out.dtype, device=out.device)  # row k: one-hot at element k
@@ -289,7 +289,7 @@ def _jacobian_forward(func: Callable, inputs: Any, strict: bool, vectorize: bool
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian "
                                   "isonly implemented for `vectorize=True`.")
     from minigrad.creation import zeros_like  # noqa: PLC0415 (creation imports autograd)
-    from minigrad.ops.shape import stack  # noqa: PLC0415
+    from minigrad.ops.joining import stack  # noqa: PLC0415
 
     columns: list[list[tuple]] = []   # [input][element] -> J eₖ, one tensor per output
     outputs_tuple: bool = False  # set by the jvp calls

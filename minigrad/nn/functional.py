@@ -11,7 +11,7 @@ operation runs (Tensor arguments, the type of flags), and ``batch_norm`` its ``e
     relu, leaky_relu, gelu, silu, elu, softplus, sigmoid, tanh             ops/activations.py
     softmax, log_softmax, softmin   ops/softmax.py   embedding           ops/embedding.py
     normalize, cosine_similarity, pairwise_distance                        ops/distance.py
-    one_hot                 ops/scatter.py       pad                      ops/shape.py
+    one_hot                 ops/scatter.py       pad                      ops/padding.py
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from minigrad.ops import embedding as _embedding
 from minigrad.ops import linear as _linear
 from minigrad.ops import loss as _loss
 from minigrad.ops import normalization as _normalization
+from minigrad.ops import padding as _padding
 from minigrad.ops import pool as _pool
 from minigrad.ops import pool1d as _pool1d
 from minigrad.ops import scatter as _scatter
-from minigrad.ops import shape as _shape
 from minigrad.ops import smooth_activations as _smooth_activations
 from minigrad.ops import softmax as _softmax
 from minigrad.ops._util import check_tensor_arguments, not_implemented_for
@@ -122,7 +122,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type(mode).__name__}")
     if value is not None:
         _check_float("pad", "value", 4, value)
-    return _shape.pad(input, pad, mode, value)
+    return _padding.pad(input, pad, mode, value)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

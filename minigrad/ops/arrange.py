@@ -20,8 +20,8 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._util import check_tensor_arguments
-from minigrad.ops.selection import repeat
-from minigrad.ops.shape import stack
+from minigrad.ops.joining import stack
+from minigrad.ops.rearrange import repeat
 from minigrad.tensor import Tensor, _normalize_dim
 
 

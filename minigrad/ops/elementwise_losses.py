@@ -14,7 +14,8 @@ from typing import Any
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.dtypes import result_type
-from minigrad.ops._checks import loss as checks
+from minigrad.ops._checks import elementwise_losses as checks
+from minigrad.ops._checks.loss import resolve_reduction
 from minigrad.ops._util import ieee_results, sign_array
 from minigrad.ops.elementwise import where
 from minigrad.tensor import Tensor
@@ -145,7 +146,7 @@ def _bce_unweighted(x: Any, y: Any) -> Any:
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
     """−w·[p·y·log σ(x) + (1 − y)·log(1 − σ(x))] for logits x, targets y of x's shape (stable for any x)."""
-    reduction = checks.resolve_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     checks.check_bce_with_logits(input, target, weight, pos_weight)
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
 
@@ -153,7 +154,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          reduction: str = "mean") -> Tensor:
     """−w·[y·log x + (1 − y)·log(1 − x)] for probabilities x in [0, 1] (logs clamped at −100)."""
-    reduction = checks.resolve_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     checks.check_bce(input, target, weight)
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
@@ -164,7 +165,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Ten
     With ``weight`` (input's shape): w ⊙ (input − target)², and 'mean' is Σ w (x − y)² / Σ w,
     composed of ordinary ops (as PyTorch composes it).
     """
-    reduction = checks.resolve_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     checks.check_mse(input, target)
     if weight is None:
         return MseLoss.apply(input, target, reduction, None)
@@ -339,7 +340,7 @@ def _weighted(losses: Tensor, weight: Tensor, reduction: str, normalise: bool) -
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error |input − target|, reduced by 'mean', 'sum' or 'none' (optionally weighted)."""
-    reduction = checks.resolve_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     checks.check_l1(input, target, reduction)
     if weight is None:
         return L1Loss.apply(input, target, reduction, None)
@@ -348,7 +349,7 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tens
 
 def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """½d²/β where |d| < β, else |d| − ½β (d = input − target); β = 0 is the L1 loss."""
-    reduction = checks.resolve_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     checks.check_beta(beta)
     checks.check_regression("smooth_l1_cpu", input, target)
     if beta == 0:
@@ -359,7 +360,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """½d² where |d| < δ, else δ(|d| − ½δ) (d = input − target): δ times smooth_l1_loss with β = δ."""
-    reduction = checks.resolve_reduction(reduction)
+    reduction = resolve_reduction(reduction)
     checks.check_delta(delta)
     checks.check_regression("huber_cpu", input, target)
     if weight is None:
@@ -393,7 +394,7 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean", log_target: b
     ('sum'), averaged over every element ('mean') or over the first dimension ('batchmean'), or not reduced.
     The operands broadcast."""
     if reduction != "batchmean":
-        reduction = checks.resolve_reduction(reduction)
+        reduction = resolve_reduction(reduction)
     checks.check_kl_div(input, target)
     if log_target:
         pointwise = target.exp() * (target - input)

@@ -13,7 +13,7 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.compat import return_types
-from minigrad.ops._checks import reduction as checks
+from minigrad.ops._checks import extremes as checks
 from minigrad.ops._util import (
     grad_where,
     ieee_results,

@@ -1,5 +1,6 @@
 """Matrix products: ``matmul`` (with NumPy's 1-D and batch rules), ``mm``, ``mv``, ``dot``, ``outer``,
-``bmm``, ``addmm``, ``einsum`` and ``matrix_power``.
+``bmm``, ``addmm``, ``einsum`` and ``matrix_power``. The product itself, forward and backward, is
+``MatMul`` in ``matmul.py``.
 
 For C = A·B:  dA = dC·Bᵀ  and  dB = Aᵀ·dC; batch dimensions that were broadcast are
 summed back by the engine. The backwards are written with these same products (and
@@ -16,44 +17,10 @@ from minigrad.backend import get_array_module
 from minigrad.ops import shape
 from minigrad.ops._checks import linalg as checks
 from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, product
+from minigrad.ops.matmul import Bmm, Dot, Mm, Mv, _transposed
 from minigrad.ops.shape import Expand, SqueezeDim_, UnsafeView, View, expand, reshape_to, reshaped
 from minigrad.performance import parallel
 from minigrad.tensor import Tensor
-
-
-class MatMul(Function):
-    """C = A @ B;   dA = dC @ Bᵀ,  dB = Aᵀ @ dC  (1-D operands treated as a row / a column)."""
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return Tensor(parallel.matmul(a.array, b.array))
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        # a 1-D operand took part as a row (a) or a column (b): put back the axes it dropped
-        x = a if a.ndim > 1 else shape.unsqueeze(a, 0)
-        y = b if b.ndim > 1 else shape.unsqueeze(b, 1)
-        g = grad if b.ndim > 1 else shape.unsqueeze(grad, -1)
-        g = g if a.ndim > 1 else shape.unsqueeze(g, -2)
-        # the engine sums a gradient over the batch dimensions (and the row a 1-D ``a`` became)
-        # that were broadcast in the forward
-        grad_a = _product(g, _transposed(y)) if ctx.needs_input_grad[0] else None
-        grad_b = _product(_transposed(x), g) if ctx.needs_input_grad[1] else None
-        if grad_b is not None and b.ndim == 1:
-            grad_b = shape.squeeze(grad_b, -1)
-        return grad_a, grad_b
-
-
-def _product(a: Tensor, b: Tensor) -> Tensor:
-    """a @ b inside a backward, recorded as PyTorch's ``mm`` for matrices, else as a batched product."""
-    return (Mm if a.ndim <= 2 and b.ndim <= 2 else Bmm).apply(a, b)
-
-
-def _transposed(a: Tensor) -> Tensor:
-    """a with its last two axes swapped (a view), as PyTorch's ``t`` or ``transpose``."""
-    return shape.t(a) if a.ndim == 2 else shape.transpose(a, -2, -1)
 
 
 def matmul(a: Any, b: Any) -> Tensor:
@@ -109,22 +76,6 @@ def mm(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product of two 2-D tensors."""
     checks.check_mm(a, b)
     return matmul(a, b)
-
-
-class Mm(MatMul):  # PyTorch's node: MmBackward0
-    """C = A B for matrices (PyTorch's kernel also for a batch or a vector times a matrix)."""
-
-
-class Mv(MatMul):  # PyTorch's node: MvBackward0
-    """c = A b, a matrix (or a batch of them) times a vector;   dA = dc bᵀ,  db = Aᵀ dc."""
-
-
-class Dot(MatMul):  # PyTorch's node: DotBackward0
-    """c = Σ aᵢ bᵢ;   dc/da = b,  dc/db = a  (MatMul's backward for two 1-D operands)."""
-
-
-class Bmm(MatMul):  # PyTorch's node: BmmBackward0
-    """C[n] = A[n] B[n] for each batch n;   dA = dC Bᵀ,  dB = Aᵀ dC per batch."""
 
 
 def dot(a: Tensor, b: Tensor) -> Tensor:

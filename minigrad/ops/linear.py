@@ -16,7 +16,7 @@ from __future__ import annotations
 from minigrad.autograd.function import Function
 from minigrad.ops._checks import linear as checks
 from minigrad.ops._util import product
-from minigrad.ops.linalg import Mm
+from minigrad.ops.matmul import Mm
 from minigrad.ops.shape import SqueezeDim_, UnsafeView, reshape_to, reshaped, t, unsqueeze
 from minigrad.performance import parallel
 from minigrad.tensor import Tensor

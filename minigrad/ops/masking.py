@@ -24,8 +24,8 @@ from minigrad.backend import get_array_module
 from minigrad.ops import inplace as _inplace
 from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast_shapes, check_tensor_arguments
 from minigrad.ops.elementwise import where
+from minigrad.ops.joining import cat
 from minigrad.ops.scatter import _sum_at
-from minigrad.ops.shape import cat
 from minigrad.tensor import Tensor
 
 _INT64 = _dtypes.int64.numpy

@@ -34,7 +34,8 @@ from minigrad.ops._util import (
     not_implemented_for,
 )
 from minigrad.ops.elementwise import where
-from minigrad.ops.linalg import Bmm, Dot, Mv, _transposed, matmul, mm, outer
+from minigrad.ops.linalg import matmul, mm, outer
+from minigrad.ops.matmul import Bmm, Dot, Mv, _transposed
 from minigrad.tensor import Tensor, _normalize_dim
 
 

@@ -1,7 +1,7 @@
 """``max_pool1d`` and ``avg_pool1d``: 1-D pooling is 2-D pooling of height 1.
 
 The input (N, C, L) becomes (N, C, 1, L) and the window (1, k): the 2-D pooling's forward and
-backward (ops/pool.py, ops/avg_pool.py) do the work. The checks (ops/_checks/pool.py) are
+backward (ops/pool.py, ops/avg_pool.py) do the work. The checks (ops/_checks/pool1d.py) are
 PyTorch's for the 1-D functions, so the messages name 1-D sizes; ``return_indices`` gives each
 maximum's index along L.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.ops import avg_pool, pool
-from minigrad.ops._checks import pool as checks
+from minigrad.ops._checks import pool1d as checks
 from minigrad.tensor import Tensor
 
 __all__ = ["max_pool1d", "avg_pool1d"]

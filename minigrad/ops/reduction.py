@@ -24,7 +24,8 @@ from minigrad.ops._util import (
     reduction_axes,
 )
 from minigrad.ops.elementwise import Where
-from minigrad.ops.shape import ConstantPad, Expand, View
+from minigrad.ops.padding import ConstantPad
+from minigrad.ops.shape import Expand, View
 from minigrad.tensor import ALL_DIMS, Tensor
 
 
@@ -232,7 +233,7 @@ class Prod(Function):
 
 def _exclusive_products(a: Tensor, axis: int) -> Tensor:
     """Π_{j≠i} aⱼ along ``axis`` without division: (the product of those before i) · (of those after)."""
-    from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on this module)
+    from minigrad.ops.rearrange import Flip  # noqa: PLC0415 (rearrange builds on this module)
 
     before = _prefix_products(_shifted(a, axis, 1), axis)
     after = Flip.apply(_prefix_products(_shifted(Flip.apply(a, (axis,)), axis, 1), axis), (axis,))

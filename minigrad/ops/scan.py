@@ -27,8 +27,8 @@ from minigrad.ops._checks import reduction as checks
 from minigrad.ops._checks.reduction import check_int_dim, one_axis
 from minigrad.ops._util import check_tensor_arguments, ieee_results, not_implemented_for, opmath
 from minigrad.ops.elementwise import where
+from minigrad.ops.rearrange import flip
 from minigrad.ops.scatter import ScatterAdd
-from minigrad.ops.selection import flip
 from minigrad.tensor import Tensor
 
 _INT64 = _dtypes.int64.numpy
@@ -226,7 +226,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         raise RuntimeError(f"order must be non-negative but got {n}")
     check_int_dim(dim, "diff")
     axis = one_axis(dim, input.ndim)
-    from minigrad.ops.shape import cat  # noqa: PLC0415
+    from minigrad.ops.joining import cat  # noqa: PLC0415
 
     pieces = [t for t in (prepend, input, append) if t is not None]
     x = cat(pieces, axis) if len(pieces) > 1 else input
@@ -255,7 +255,7 @@ class Cumsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.selection import Flip  # noqa: PLC0415 (selection builds on the shape ops)
+        from minigrad.ops.rearrange import Flip  # noqa: PLC0415 (rearrange builds on the shape ops)
 
         if grad.ndim == 0:
             return grad, None, None

@@ -146,7 +146,7 @@ class ScatterAdd(Function):
 def _gathered_grad(grad: Tensor, index: Tensor, dim: int, src_shape: tuple) -> Tensor:
     """dsrc = grad.gather(dim, index), padded with zeros to src's shape where src is larger than index
     (its other elements were never used; PyTorch refuses that backward instead)."""
-    from minigrad.ops.shape import ConstantPad  # noqa: PLC0415 (shape is a sibling op module)
+    from minigrad.ops.padding import ConstantPad  # noqa: PLC0415 (padding is a sibling op module)
 
     picked = Gather.apply(grad, index, dim)
     if picked.shape == src_shape:

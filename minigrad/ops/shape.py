@@ -1,6 +1,10 @@
-"""Shape operations: reshape/view/flatten/squeeze/unsqueeze, permute/transpose, expand,
-cat, stack and padding. They move numbers around without changing them, so each
-backward moves the gradient back the same way."""
+"""Shape operations, views of the same numbers: reshape/view/flatten/squeeze/unsqueeze,
+permute/transpose/t/movedim/swapaxes, expand/broadcast_to. They move numbers around without
+changing them, so each backward moves the gradient back the same way.
+
+Joining and cutting into pieces (cat, stack, split, chunk, unbind, narrow) are in ``joining.py``,
+copies that rearrange elements (flip, roll, repeat) in ``rearrange.py``, padding in ``padding.py``,
+choosing elements by index or mask in ``selection.py`` and ``indexing.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks import shape as checks
-from minigrad.ops._util import array_of, mark_view, product, reduction_axes
+from minigrad.ops._util import mark_view, product, reduction_axes
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -234,172 +238,23 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
                      lambda array: get_array_module(array).broadcast_to(array, shape))
 
 
-class Cat(Function):
-    """y = the inputs joined along ``axis``;   each input's gradient is its slice of dy (:class:`Split`)."""
-
-    @staticmethod
-    def forward(ctx, axis, dtype, *tensors):
-        ctx.axis = axis
-        ctx.sizes = [t.array.shape[axis] for t in tensors]
-        xp = get_array_module(tensors[0])
-        return Tensor(xp.concatenate([array_of(t, dtype) for t in tensors], axis=axis))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return (None, None, *Split.apply(grad, ctx.axis, ctx.sizes))
+def movedim(a: Tensor, source: Any, destination: Any) -> Tensor:
+    """The view with dimensions ``source`` moved to positions ``destination``; the others keep their order."""
+    sources, targets = checks.movedim_axes(a, source, destination)
+    if a.ndim == 0:
+        return reshape(a, ())
+    order = [None] * a.ndim
+    for s, d in zip(sources, targets):
+        order[d] = s
+    rest = iter(d for d in range(a.ndim) if d not in sources)
+    return permute(a, [d if d is not None else next(rest) for d in order])
 
 
-class Split(Function):
-    """(y₁, y₂, ...) = consecutive slices of a along ``axis``, of ``sizes`` (views);   da = the dyᵢ joined
-    again (:class:`Cat`). The backward of ``cat``, with PyTorch's ``split_with_sizes`` node."""
-
-    node_name = "SplitWithSizesBackward0"
-
-    @staticmethod
-    def forward(ctx, a, axis, sizes):
-        ctx.axis = axis
-        index = [slice(None)] * a.ndim
-        pieces, start = [], 0
-        for size in sizes:
-            index[axis] = slice(start, start + size)
-            pieces.append(Tensor(a.array[tuple(index)]))
-            start += size
-        return tuple(pieces)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return Cat.apply(ctx.axis, grads[0].dtype, *grads), None, None
+def swapaxes(a: Tensor, axis0: int, axis1: int) -> Tensor:
+    """The view with two dimensions exchanged (``transpose``)."""
+    return transpose(a, axis0, axis1)
 
 
-class Stack(Function):
-    """y = the inputs stacked along a new ``axis``;   input i's gradient is dy's slice i along ``axis``
-    (:class:`Unbind`)."""
-
-    @staticmethod
-    def forward(ctx, axis, dtype, *tensors):
-        ctx.axis = axis
-        return Tensor(get_array_module(tensors[0]).stack([array_of(t, dtype) for t in tensors], axis=axis))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return (None, None, *Unbind.apply(grad, ctx.axis))
-
-
-class Unbind(Function):
-    """(y₀, y₁, ...) = a's slices along ``axis``, that axis removed (views);   da = the dyᵢ stacked again
-    (:class:`Stack`). The backward of ``stack``, with PyTorch's ``unbind`` node."""
-
-    @staticmethod
-    def forward(ctx, a, axis):
-        ctx.axis = axis
-        return tuple(Tensor(piece) for piece in get_array_module(a).moveaxis(a.array, axis, 0))
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return Stack.apply(ctx.axis, grads[0].dtype, *grads), None
-
-
-def cat(tensors: Any, dim: int = 0) -> Tensor:
-    tensors = checks.tensor_list(tensors, "cat")
-    if not tensors:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    dtype = _dtypes.result_type(*tensors)  # the skipped ones below count too, as in PyTorch
-    # PyTorch skips 1-D empty tensors in cat (legacy behaviour)
-    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1]
-    axis = _normalize_dim(dim, tensors[0].ndim)
-    checks.check_cat(tensors, axis)
-    return Cat.apply(axis, dtype, *tensors)
-
-
-def stack(tensors: Any, dim: int = 0) -> Tensor:
-    """Join tensors of one shape along a new dimension ``dim``."""
-    tensors = checks.nonempty_tensor_list(tensors, "stack")
-    checks.check_stack(tensors)
-    axis = _normalize_dim(dim, tensors[0].ndim + 1)
-    return Stack.apply(axis, _dtypes.result_type(*tensors), *tensors)
-
-
-class ConstantPad(Function):
-    """y = a with ``value`` added around it (cropped where a width is negative);   da = dy padded by the
-    opposite widths (the padding is cut away, zeros fill what was cropped)."""
-
-    node_name = "ConstantPadNdBackward0"
-
-    @staticmethod
-    def forward(ctx, a, widths, value):
-        xp = get_array_module(a)
-        cropped = a.array[tuple(slice(max(-before, 0), n - max(-after, 0))
-                                for (before, after), n in zip(widths, a.array.shape))]
-        positive = [(max(before, 0), max(after, 0)) for before, after in widths]
-        ctx.crop = widths
-        if not widths:  # a 0-d tensor: nothing to pad
-            return Tensor(cropped.copy())
-        return Tensor(xp.pad(cropped, positive, mode="constant", constant_values=value))
-
-    @staticmethod
-    def backward(ctx, grad):
-        # the opposite widths: cut the padding away, pad zeros where negative widths cropped
-        return ConstantPad.apply(grad, tuple((-before, -after) for before, after in ctx.crop), 0), None, None
-
-
-class GatherPad(Function):
-    """y = a[..., i(j)]: every output position j of a padded axis copies input position i(j);
-    da = dy scattered back onto i(j), where several j share one i their gradients add up."""
-
-    @staticmethod
-    def forward(ctx, a, key):
-        ctx.key, ctx.input_shape = key, a.array.shape
-        return Tensor(a.array[key])
-
-    @staticmethod
-    def backward(ctx, grad):
-        from minigrad.ops.indexing import GetItemBackward  # noqa: PLC0415 (indexing is a sibling op module)
-
-        return GetItemBackward.apply(grad, ctx.input_shape, ctx.key, False, ctx.name()), None
-
-
-class ReflectionPad(GatherPad):
-    """Mirror at the edge, the edge itself not repeated:  [a b c d], pad 2 -> c b [a b c d] c b."""
-
-
-class ReplicationPad(GatherPad):
-    """Repeat the edge value:  [a b c d], pad 2 -> a a [a b c d] d d."""
-
-
-class CircularPad(GatherPad):
-    """Wrap around (periodic):  [a b c d], pad 2 -> c d [a b c d] a b."""
-
-
-PAD_FUNCTIONS = {"reflect": ReflectionPad, "replicate": ReplicationPad, "circular": CircularPad}
-
-
-def source_positions(xp: Any, size: int, before: int, after: int, mode: str) -> Any:
-    """i(j) for j = 0 .. size + before + after − 1: the input position output position j copies."""
-    j = xp.arange(size + before + after) - before          # j's position relative to the input
-    if mode == "reflect":                                  # −1 -> 1,  size -> size − 2
-        return (size - 1) - xp.abs((size - 1) - xp.abs(j))
-    if mode == "replicate":                                # clamp to the edge
-        return xp.clip(j, 0, size - 1)
-    # circular, as PyTorch: crop first (negative widths), then wrap around what is left
-    start, kept = max(-before, 0), size - max(-before, 0) - max(-after, 0)
-    wrapped = start + (j - start) % max(kept, 1)
-    return xp.clip(wrapped, 0, max(size - 1, 0))  # the clip matters only for empty inputs
-
-
-def pad(a: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
-    """``F.pad``: ``pad`` lists (before, after) widths starting from the LAST dimension; negative widths crop.
-
-    ``mode``: 'constant' (``value``, any number of dimensions), or 'reflect', 'replicate', 'circular'
-    (the last 1, 2 or 3 dimensions of a batched or unbatched input, as in PyTorch).
-    """
-    widths = checks.pad_widths(a, pad, mode, ("constant", *PAD_FUNCTIONS))
-    if mode != "constant":
-        checks.check_gather_pad(a, widths, pad, mode, value)
-        xp = get_array_module(a)
-        lead = a.ndim - len(pad) // 2
-        maps = [source_positions(xp, a.shape[axis], *widths[axis], mode) for axis in range(lead, a.ndim)]
-        # one index array per padded axis, shaped to broadcast into an open grid (like numpy.ix_)
-        grid = tuple(m.reshape((-1,) + (1,) * (len(maps) - 1 - k)) for k, m in enumerate(maps))
-        return PAD_FUNCTIONS[mode].apply(a, (slice(None),) * lead + grid)
-    checks.check_constant_pad(a, widths, pad)
-    return ConstantPad.apply(a, tuple(widths), 0 if value is None else value)
+def broadcast_to(a: Tensor, size: Any) -> Tensor:
+    """The view of ``a`` broadcast to ``size`` (``expand``)."""
+    return expand(a, size)

@@ -56,7 +56,8 @@ def test_build_makes_an_sdist_and_a_wheel_with_py_typed(dist: Path) -> None:
         names = set(archive.namelist())
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "minigrad/py.typed" in names and "minigrad/tensor.py" in names
-    assert "minigrad/compat/_pytorch_names.txt" in names  # read when a PyTorch name is missing
+    # read when a PyTorch name is missing (compat/unsupported.py)
+    assert "minigrad/compat/_pytorch_names.txt" in names
     assert not any(name.startswith("tests/") for name in names)
     for label in ("Homepage", "Documentation", "Source", "Issues"):
         assert f"Project-URL: {label}, " in metadata

@@ -10,6 +10,7 @@ import re
 import pytest
 
 MODULES = ["minigrad.nn.modules.module", "minigrad.nn.parameter", "minigrad.nn.modules.container",
+           "minigrad.nn.modules.sequential",
            "minigrad.nn.modules.linear", "minigrad.nn.modules.conv", "minigrad.nn.modules.pooling",
            "minigrad.nn.modules.activation", "minigrad.nn.modules.batchnorm", "minigrad.nn.modules.dropout",
            "minigrad.nn.modules.flatten", "minigrad.nn.modules.loss", "minigrad.autograd.stepper",

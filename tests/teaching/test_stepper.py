@@ -206,7 +206,7 @@ def test_run_to_matches_prefixes_function_classes_and_predicates():
     loss = ((a @ a) * a).sum()
     stepper = BackwardStepper(loss)
     assert stepper.run_to("Mul").name == "MulBackward0"            # a prefix: not MmBackward0
-    from minigrad.ops.linalg import MatMul
+    from minigrad.ops.matmul import MatMul
     assert stepper.run_to(MatMul).name == "MmBackward0"  # a subclass of MatMul
     assert stepper.run_to(lambda node: isinstance(node, AccumulateGrad)).is_leaf
     with pytest.raises(TypeError):

@@ -3,7 +3,8 @@
 from minigrad.nn.modules.module import Module  # noqa: I001  (first: the layers subclass it)
 from minigrad.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from minigrad.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
-from minigrad.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from minigrad.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList
+from minigrad.nn.modules.sequential import Sequential
 from minigrad.nn.modules.conv import Conv2d
 from minigrad.nn.modules.dropout import Dropout
 from minigrad.nn.modules.flatten import Flatten

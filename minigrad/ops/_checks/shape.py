@@ -1,4 +1,5 @@
-"""Argument checks of the shape operations (``ops/shape.py``), with PyTorch's exceptions and messages."""
+"""Argument checks of the shape operations (``ops/shape.py``), with PyTorch's exceptions and messages,
+and the list of tensors that ``cat``, ``stack``, ``hstack`` ... take."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import operator
 from typing import Any
 
 from minigrad import dtypes as _dtypes
+from minigrad._arguments import int_argument
 from minigrad.ops._util import TORCH_TYPE_NAMES
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -127,89 +129,16 @@ def nonempty_tensor_list(tensors: Any, name: str) -> list:
     return tensors
 
 
-def check_cat(tensors: list, axis: int) -> None:
-    """The tensors have one number of dimensions (at least 1) and one size except along ``axis``."""
-    reference = tensors[0]
-    for number, t in enumerate(tensors):
-        if t.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {number}) cannot be concatenated")
-        if t.ndim != reference.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {reference.ndim} "
-                               f"and {t.ndim}")
-        for i, (n, m) in enumerate(zip(reference.shape, t.shape)):
-            if i != axis and n != m:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected "
-                                   f"size {n} but got size {m} for tensor number {number} in the list.")
-
-
-def check_stack(tensors: list) -> None:
-    """The tensors have one shape."""
-    for number, t in enumerate(tensors):
-        if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {number}")
-
-
-def pad_widths(a: Tensor, pad: Any, mode: str, modes: tuple) -> list[tuple[int, int]]:
-    """``F.pad``'s ``pad`` (last dimension first) as one (before, after) pair per dimension of ``a``."""
-    if mode not in modes:
-        raise NotImplementedError(f"Unrecognised padding mode {mode} (expected 'constant', 'reflect', "
-                                  f"'replicate' or 'circular')")
-    for width in pad:
-        if isinstance(width, float):
-            raise TypeError(f"pad(): argument 'pad' must be tuple of ints, but found element of type float "
-                            f"({list(pad)})")
-    if len(pad) % 2 != 0:
-        raise RuntimeError(f"Padding length must be divisible by 2, got {len(pad)} widths {list(pad)}")
-    if len(pad) // 2 > a.ndim:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension "
-                           f"but got padding length {len(pad)} and input of dimension {a.ndim}")
-    widths = [(0, 0)] * a.ndim
-    for i in range(len(pad) // 2):
-        widths[a.ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
-    return widths
-
-
-def check_constant_pad(a: Tensor, widths: list, pad: Any) -> None:
-    """Negative widths crop, but no padded size may be negative."""
-    for (before, after), n in zip(widths, a.shape):
-        if n + before + after < 0:
-            raise RuntimeError(f"pad: the padded size {n + before + after} of a dimension of size {n} "
-                               f"is negative (pad {list(pad)})")
-
-
-def check_gather_pad(a: Tensor, widths: list, pad: Any, mode: str, value: Any) -> None:
-    """PyTorch's rules for reflect / replicate / circular (the last 1, 2 or 3 dimensions)."""
-    if value is not None and value != 0:
-        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    axes = len(pad) // 2
-    if axes not in (1, 2, 3) or a.ndim not in (axes + 1, axes + 2):
-        raise NotImplementedError(
-            f"Padding size {len(pad)} is not supported for {a.ndim}D input tensor.\n"
-            "Supported combinations for non-constant padding:\n"
-            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    if mode != "circular" and 0 in a.shape[-axes - 1:]:
-        raise RuntimeError(f"Expected {axes + 1}D or {axes + 2}D (batch mode) tensor with possibly 0 batch "
-                           f"size and other non-zero dimensions for input, but got: {list(a.shape)}")
-    padded = range(a.ndim - axes, a.ndim)
-    sizes = [a.shape[axis] + sum(widths[axis]) for axis in padded]
-    if min(sizes) < 0 or (mode != "circular" and max(sizes) < 1):
-        raise RuntimeError(f"input of shape {list(a.shape)} is too small for padding {list(pad)}: calculated "
-                           f"output sizes {sizes} (negative widths crop; no size may be negative"
-                           f"{'' if mode == 'circular' else ', and not all zero'})")
-    for axis in reversed(padded):   # PyTorch checks the last dimension first
-        (before, after), size = widths[axis], a.shape[axis]
-        if mode == "reflect" and (before >= size or after >= size):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
-                               f"dimension, but got: padding ({before}, {after}) at dimension {axis} of "
-                               f"input {list(a.shape)}")
-        if mode == "circular" and (before > size or after > size):
-            raise RuntimeError(f"Padding value causes wrapping around more than once: padding ({before}, "
-                               f"{after}) at dimension {axis} of size {size}")
-        kept = size - max(-before, 0) - max(-after, 0)
-        if mode == "circular" and max(before, after) > kept and a.numel() and min(sizes) > 0:
-            # PyTorch copies uninitialised memory here: the wrap reaches past what the cropping left
-            raise RuntimeError(f"circular padding ({before}, {after}) of dimension {axis} (size {size}) "
-                               f"wraps around more than the {max(kept, 0)} entries left after cropping")
+def movedim_axes(a: Tensor, source: Any, destination: Any) -> tuple[list, list]:
+    """``source`` and ``destination`` as equally many distinct axes of ``a``."""
+    sources = list(source) if isinstance(source, (list, tuple)) else [source]
+    targets = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(sources) != len(targets):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({sources} dims) should "
+                           f"contain the same number of dims as destination ({targets} dims)")
+    sources = [_normalize_dim(int_argument(d, "movedim", "source"), a.ndim) for d in sources]
+    targets = [_normalize_dim(int_argument(d, "movedim", "destination"), a.ndim) for d in targets]
+    for name, dims in (("source", sources), ("destination", targets)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    return sources, targets

@@ -36,7 +36,7 @@ from minigrad.ops.conv._checks import (
 )
 from minigrad.ops.conv.algorithms import Algorithm, algorithm_functions, resolve_algorithm
 from minigrad.ops.conv.geometry import Pair
-from minigrad.ops.shape import pad
+from minigrad.ops.padding import pad
 from minigrad.tensor import Tensor
 
 __all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "conv2d", "conv2d_gradients",
