@@ -360,6 +360,8 @@ class Function:
                 cls.setup_context(ctx, args, outputs)
             else:
                 outputs = cls.forward(ctx, *args, **kwargs)
+        except MemoryError as error:
+            raise out_of_memory(error) from None
         finally:
             _GradMode.enabled = grad_enabled
         recording = grad_enabled and True in needs_grad
@@ -380,11 +382,19 @@ class Function:
         ctx = cls._backward_cls()
         ctx.needs_input_grad = (False,) * len(args)
         check_same_device(args, cls.__name__)
-        outputs = cls.forward(ctx, *args, **kwargs)
+        try:
+            outputs = cls.forward(ctx, *args, **kwargs)
+        except MemoryError as error:
+            raise out_of_memory(error) from None
         if ctx._dirty:
             _check_dirty(ctx, args, outputs, recording=False)
             _bump_dirty_versions(ctx)
         return outputs
+
+
+def out_of_memory(error: MemoryError) -> RuntimeError:
+    """NumPy's (or CuPy's) MemoryError as PyTorch's allocator reports it: a RuntimeError."""
+    return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: {error}")
 
 
 def check_same_device(args: tuple, operation: str) -> None:

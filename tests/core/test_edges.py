@@ -320,6 +320,13 @@ def test_numpy_exceptions_do_not_escape():
         mg.empty(2**40, 2**30)
     with pytest.raises(RuntimeError, match="can't allocate memory"):
         mg.zeros(2**30, 2**30)   # 4 EiB: more than any machine holds (NumPy's MemoryError before)
+    # any operation's forward: Function.apply reports NumPy's MemoryError as PyTorch's allocator does
+    huge = mg.ones(2**20).expand(2**20, 2**20)   # a view of 4 TiB, no memory yet
+    for compute in (lambda: huge.clone(), lambda: huge * 2, lambda: huge.repeat(2, 1)):
+        with pytest.raises(RuntimeError, match="can't allocate memory"):
+            compute()
+    with pytest.raises(RuntimeError, match="can't allocate memory"), mg.no_grad():
+        huge.exp()   # the unrecorded path too
     with pytest.raises(RuntimeError, match="refer to a single memory location"):
         a = mg.arange(6.0)
         a[1:] += a[:-1]
