@@ -21,10 +21,10 @@ from minigrad.ops._util import (
     first_tensor,
     ieee_results,
     not_implemented_for,
-    sign_array,
 )
 from minigrad.ops.arithmetic import _quotient_operands, _save_operands, _saved_operands, _trunc_divide
 from minigrad.ops.counting import recorded_without_derivative
+from minigrad.ops.rounding import Sign
 from minigrad.tensor import Tensor
 
 
@@ -74,18 +74,9 @@ def frac(input: Tensor) -> Tensor:  # noqa: A002
     return Frac.apply(input)
 
 
-class Sgn(Function):
-    """y = a / |a| (0 at 0): for real numbers the same as ``sign``;   dy/da = 0."""
-
-    @staticmethod
-    def forward(ctx, a):
-        if a.dtype is _dtypes.bool:
-            return Tensor(a.array.copy())
-        return Tensor(sign_array(get_array_module(a), a.array))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return _zeros_like(grad)
+class Sgn(Sign):
+    """y = a / |a| (0 at 0): for real numbers ``sign`` itself (its forward and backward), under
+    PyTorch's node name ``SgnBackward0``."""
 
 
 def sgn(input: Tensor) -> Tensor:  # noqa: A002

@@ -234,14 +234,7 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha:
 
 def _scatter(a: Tensor, dim: int, index: Tensor, src: Tensor | None, value: Any, add: bool = False) -> Tensor:
     """Checks in PyTorch's order, then Scatter (or ScatterAdd) on ``a``."""
-    dim = checks.dim_argument("scatter", a, dim)
-    checks.check_index_type("scatter", index)
-    if index.numel():
-        checks.check_index_dtype("scatter", index)
-    checks.check_src_dtype(a, src)
-    if index.numel():
-        checks.check_scatter_shapes(a, dim, index, src)
-        checks.check_bounds(index, checks.size_along(a, dim), dim)
+    dim = checks.check_scatter("scatter", a, dim, index, src)
     index = _integer(index)
     if add:
         return ScatterAdd.apply(a, index, src, dim)

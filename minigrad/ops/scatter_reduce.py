@@ -143,14 +143,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     include_self = bool_argument(include_self, "scatter_reduce", "include_self")
     checks.check_src_type("scatter_reduce", src)
-    dim = checks.dim_argument("scatter_reduce", input, dim)
-    checks.check_index_type("scatter_reduce", index)
-    if index.numel():
-        checks.check_index_dtype("scatter_reduce", index)
-    checks.check_src_dtype(input, src)
-    if index.numel():
-        checks.check_scatter_shapes(input, dim, index, src)
-        checks.check_bounds(index, checks.size_along(input, dim), dim)
+    dim = checks.check_scatter("scatter_reduce", input, dim, index, src)
     return ScatterReduce.apply(input, _integer(index), src, dim, reduce, include_self)
 
 

@@ -197,3 +197,16 @@ def one_hot_classes(tensor: Any, num_classes: Any) -> int:
         raise RuntimeError(f"Class values must be smaller than num_classes (got {high} with "
                            f"num_classes={num_classes}).")
     return num_classes
+
+
+def check_scatter(function: str, a: Tensor, dim: Any, index: Tensor, src: Any) -> int:
+    """scatter's, scatter_add's and scatter_reduce's checks in PyTorch's order; the dim, normalised."""
+    dim = dim_argument(function, a, dim)
+    check_index_type(function, index)
+    if index.numel():
+        check_index_dtype(function, index)
+    check_src_dtype(a, src)
+    if index.numel():
+        check_scatter_shapes(a, dim, index, src)
+        check_bounds(index, size_along(a, dim), dim)
+    return dim
