@@ -1,7 +1,7 @@
 """Regenerate what minigrad installs from the reference solutions here (instructors and developers).
 
     python course/refresh.py            # rewrite the handouts and the recorded answers
-    python course/refresh.py --check    # exit 1 if either is out of date (the test suite does this)
+    python course/refresh.py --check    # exit 1 if either is out of date (a test in tests/exercises runs it)
 
 The handouts (``minigrad/exercises/handouts/NAME.py``) are the solutions with every block
 blanked. The recorded answers (``minigrad/exercises/answers/NAME.npz``) are minigrad's own

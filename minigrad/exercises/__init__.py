@@ -32,7 +32,6 @@ from minigrad.exercises._student import notebook_code
 
 __all__ = ["EXERCISES", "Exercise", "check", "grade", "load_student", "names", "reference_solution"]
 
-POINTS_PER_EXERCISE = 10.0
 HANDOUTS = Path(__file__).resolve().parent / "handouts"
 # Where a checkout of the repository keeps the reference solutions (never installed).
 CHECKOUT_SOLUTIONS = Path(__file__).resolve().parents[2] / "course" / "solutions"

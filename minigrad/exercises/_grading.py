@@ -93,13 +93,6 @@ def describe(value: Any) -> dict:
             "values": array.astype(numpy.float64).tolist()}
 
 
-def expect_shape(what: str, actual: Any, shape: tuple, of: str) -> None:
-    """``actual`` (a Tensor) must have ``shape``, the shape of ``of``."""
-    message = shape_problem(what, describe(actual), tuple(shape), of)
-    if message:
-        raise Wrong(message)
-
-
 def shape_problem(what: str, actual: dict, shape: tuple, of: str, *,
                   tensor_required: bool = True) -> str | None:
     """What is wrong with the type or the shape of ``actual`` (a :func:`describe`), or None."""

@@ -54,6 +54,19 @@ def blank_solutions(source: str, filename: str = "<exercise>") -> str:
     return "".join(out)
 
 
+def solution_lines(source: str) -> list[str]:
+    """The lines inside ``source``'s marked solution blocks (what ``blank_solutions`` takes out)."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        if BEGIN.match(line):
+            inside = True
+        elif END.match(line):
+            inside = False
+        elif inside:
+            lines.append(line)
+    return lines
+
+
 def count_blocks(source: str) -> int:
     return sum(1 for line in source.splitlines() if BEGIN.match(line))
 

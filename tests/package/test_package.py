@@ -87,21 +87,14 @@ def _solution_lines() -> list[str]:
     """The distinctive lines of the course kit's reference solutions' blocks (what students write): not
     the ones minigrad's own code has too (``for child, _ in node.next_functions:``), which give
     nothing away."""
-    from minigrad.exercises._student import BEGIN, END
+    from minigrad.exercises._student import solution_lines
 
     framework = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "minigrad").rglob("*.py")
                           if "exercises" not in path.parts)
-    lines = []
-    for path in (ROOT / "course" / "solutions").glob("*.py"):
-        inside = False
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if BEGIN.match(line):
-                inside = True
-            elif END.match(line):
-                inside = False
-            elif inside and len(line.strip()) >= 25 and line.strip() not in framework:
-                lines.append(line.strip())   # (shorter: idioms like optimizer.zero_grad())
-    return lines
+    # shorter than 25 characters: idioms like optimizer.zero_grad()
+    return [line.strip() for path in (ROOT / "course" / "solutions").glob("*.py")
+            for line in solution_lines(path.read_text(encoding="utf-8"))
+            if len(line.strip()) >= 25 and line.strip() not in framework]
 
 
 def test_no_answer_key_in_the_wheel_or_the_sdist(dist: Path) -> None:
