@@ -224,13 +224,14 @@ def _factory(function: str, fill: Any, shape: tuple, dtype: Any, device: Any, re
 
 def _allocated(make: Any, shape: tuple, dtype: _dtypes.dtype) -> Any:
     """``make()``, the array of a new tensor: where the memory can't be had, PyTorch's RuntimeError
-    instead of NumPy's MemoryError (or its ValueError past the largest array it can address)."""
+    instead of NumPy's MemoryError (a size past the largest array NumPy can address is refused
+    before, as PyTorch refuses it)."""
     size = math.prod(shape) * dtype.numpy.itemsize
     if size >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
     try:
         return make()
-    except (MemoryError, ValueError):
+    except MemoryError:
         raise RuntimeError(f"can't allocate memory: you tried to allocate {size} bytes (a tensor of shape "
                            f"{list(shape)} and dtype {dtype.name})") from None
 
@@ -362,6 +363,9 @@ def randint(low: int = 0, high: Any = None, size: Any = None, *, generator: Gene
         if isinstance(bound, float):
             raise TypeError(f"randint(): the bounds low and high must be ints, not float ({bound})")
     low, high = operator.index(low), operator.index(high)
+    for bound in (low, high):
+        if not -2**63 <= bound < 2**63:  # PyTorch's bounds are int64
+            raise ValueError(f"randint(): Overflow when unpacking long long ({bound})")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     target = _dtype(dtype, "randint", _dtypes.int64)

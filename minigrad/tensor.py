@@ -378,12 +378,8 @@ class Tensor:
         return _RemovableHandle(hooks, hook)
 
     def _alias(self) -> Tensor:
-        """A new detached tensor object on the same array and version counter."""
-        out = Tensor(self._array)
-        out._base = self if self._base is None else self._base
-        if self._inference:  # as PyTorch: detached from an inference tensor, still one
-            out._inference = True
-        return out
+        """A new detached tensor object on the same array and version counter (``detach()``)."""
+        return self.detach()
 
     # --- leaving minigrad ---------------------------------------------------------------
 
@@ -1411,14 +1407,10 @@ class Tensor:
     def bitwise_not(self) -> Tensor:
         return comparison.bitwise_not(self)
 
-    def bitwise_and(self, other: Any) -> Tensor:
-        return comparison.logical_binary("bitwise_and", self, other)
+    bitwise_and, bitwise_or, bitwise_xor = __and__, __or__, __xor__
 
-    def bitwise_or(self, other: Any) -> Tensor:
-        return comparison.logical_binary("bitwise_or", self, other)
 
-    def bitwise_xor(self, other: Any) -> Tensor:
-        return comparison.logical_binary("bitwise_xor", self, other)
+
 
     def put(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
         return masking.put(self, index, source, accumulate)

@@ -393,8 +393,8 @@ class Function:
 
 
 def out_of_memory(error: MemoryError) -> RuntimeError:
-    """NumPy's (or CuPy's) MemoryError as PyTorch's allocator reports it: a RuntimeError."""
-    return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: {error}")
+    """NumPy's (or CuPy's) MemoryError as PyTorch's allocators report it: a RuntimeError."""
+    return RuntimeError(f"can't allocate memory: {error}")
 
 
 def check_same_device(args: tuple, operation: str) -> None:

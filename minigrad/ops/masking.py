@@ -1,5 +1,5 @@
 """Selection by a mask or by flat positions, and writing back there: ``masked_select``, ``masked_scatter``,
-``take``, ``put`` and ``index_put``.
+``take``, ``put`` and ``index_put``; and along one dimension, ``select`` and ``index_fill``.
 
 Selecting and writing are each other's adjoints, so each backward is the other operation:
 
@@ -21,12 +21,19 @@ from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument, int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
+from minigrad.ops import indexing
 from minigrad.ops import inplace as _inplace
-from minigrad.ops._util import TORCH_TYPE_NAMES, check_broadcast_shapes, check_tensor_arguments
+from minigrad.ops._util import (
+    TORCH_TYPE_NAMES,
+    check_broadcast_shapes,
+    check_tensor_arguments,
+    converted_scalar,
+    product,
+)
 from minigrad.ops.elementwise import where
 from minigrad.ops.joining import cat
 from minigrad.ops.scatter import _sum_at
-from minigrad.tensor import Tensor
+from minigrad.tensor import Tensor, _normalize_dim
 
 _INT64 = _dtypes.int64.numpy
 
@@ -87,19 +94,12 @@ class MaskedScatter(Function):
         grad_source = None
         if ctx.needs_input_grad[2]:
             picked = MaskedSelect.apply(grad, ctx.mask, tuple(grad.shape))
-            unused = _size(ctx.source_shape) - ctx.count
+            unused = product(ctx.source_shape) - ctx.count
             if unused:
                 zeros = Tensor(get_array_module(grad).zeros((unused,), dtype=grad.array.dtype))
                 picked = cat([picked, zeros], 0)
             grad_source = picked.reshape(ctx.source_shape)
         return grad_a, None, grad_source
-
-
-def _size(shape: tuple) -> int:
-    total = 1
-    for n in shape:
-        total *= n
-    return total
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -215,8 +215,6 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     """A copy of ``input`` with ``input[indices] = values`` (``indices`` a tuple of index tensors, as
     ``__setitem__`` takes them); ``accumulate=True`` adds instead, repeated positions adding up (the
     same as ``put`` with accumulate on the flat positions those indices name)."""
-    from minigrad.ops import indexing  # noqa: PLC0415 (indexing builds on these)
-
     check_tensor_arguments("index_put", {"input": input, "values": values})
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' (position 2) must be tuple of Tensors, not "
@@ -239,8 +237,6 @@ def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = F
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """``input`` at ``index`` along ``dim``, that dimension dropped: ``x.select(1, i)`` is ``x[:, i]``,
     a view (its backward writes dy back at that position, zeros elsewhere)."""
-    from minigrad.tensor import _normalize_dim  # noqa: PLC0415 (tensor imports the ops at its end)
-
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _normalize_dim(int_argument(dim, "select", "dim"), input.ndim)
@@ -272,9 +268,6 @@ class IndexFill(Function):
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or 0-d tensor) at positions ``index`` (int64, a
     scalar or vector) along ``dim``."""
-    from minigrad.ops._util import converted_scalar  # noqa: PLC0415
-    from minigrad.tensor import _normalize_dim  # noqa: PLC0415
-
     check_tensor_arguments("index_fill", {"input": input, "index": index})
     dim = _normalize_dim(int_argument(dim, "index_fill", "dim"), input.ndim)
     if index.dtype is not _dtypes.int64:

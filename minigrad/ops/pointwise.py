@@ -28,10 +28,6 @@ from minigrad.ops.rounding import Sign
 from minigrad.tensor import Tensor
 
 
-def _zeros_like(grad: Tensor) -> Tensor:
-    return Tensor(get_array_module(grad).zeros_like(grad.array))
-
-
 class Fmod(Function):
     """z = a − b·trunc(a / b) (the sign of a, C's rule);   dz/da = 1,  dz/db = −trunc(a / b)."""
 

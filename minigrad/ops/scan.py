@@ -1,6 +1,6 @@
 """Scans along one dimension: ``cumprod``, ``cummax``, ``cummin``, ``logcumsumexp``; and ``diff``.
 
-A scan's i-th output combines the inputs 0 … i of its line (``cumsum`` is in ``reduction.py``):
+A scan's i-th output combines the inputs 0 … i of its line (``cumsum`` too, at the end of this file):
 
     cumprod:       yᵢ = Π_{j≤i} aⱼ
     cummax:        yᵢ = max_{j≤i} aⱼ, and the index of the (last) element that is the maximum
@@ -255,12 +255,9 @@ class Cumsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minigrad.ops.rearrange import Flip  # noqa: PLC0415 (rearrange builds on the shape ops)
-
         if grad.ndim == 0:
             return grad, None, None
-        axes = (ctx.axis,)
-        return Flip.apply(Cumsum.apply(Flip.apply(grad, axes), ctx.axis, None), axes), None, None
+        return _reversed_cumsum(grad, ctx.axis), None, None
 
 
 def cumsum(a: Tensor, dim: int, *, dtype: Any = None) -> Tensor:

@@ -4,7 +4,7 @@ changing them, so each backward moves the gradient back the same way.
 
 Joining and cutting into pieces (cat, stack, split, chunk, unbind, narrow) are in ``joining.py``,
 copies that rearrange elements (flip, roll, repeat) in ``rearrange.py``, padding in ``padding.py``,
-choosing elements by index or mask in ``selection.py`` and ``indexing.py``."""
+choosing elements by index or mask in ``selection.py``, ``masking.py`` and ``indexing.py``."""
 
 from __future__ import annotations
 

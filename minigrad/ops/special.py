@@ -14,7 +14,7 @@ How each is computed:
 - ψ and ψ⁽ⁿ⁾: the recurrence ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁾(x + 1) − (−1)ⁿ n! / x^{n+1} moves x above 10 (20 for
   n ≥ 1), where the asymptotic series (Bernoulli numbers) converges fast; below 0, ψ reflects:
   ψ(x) = ψ(1 − x) − π / tan(πx), and ψ⁽¹⁾ likewise: ψ⁽¹⁾(x) = π² / sin²(πx) − ψ⁽¹⁾(1 − x).
-- erfinv: Giles' single-precision approximation as a first guess, then three Newton steps on erf
+- erfinv: Giles' single-precision approximation as a first guess, then four Newton steps on erf
   (on erfc near ±1, where 1 − y keeps the digits that y has lost) with the Cody erf of ``elementwise.py``.
 """
 

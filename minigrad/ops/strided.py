@@ -220,6 +220,8 @@ def _mark_strided_view(out: Tensor, a: Tensor, base: Tensor, fn: Callable) -> Te
     layout already counts from the storage)."""
     root = _storage_owner(a)
     out._base = root
+    if root._inference:  # a view of an inference tensor is one too (as _util.record_view's)
+        out._inference = True
     parent = a._view
     creation = "default" if is_grad_enabled() else "no_grad"
     if parent is not None and parent.creation != "default":

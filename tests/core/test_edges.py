@@ -305,6 +305,8 @@ def _clamp_in_place_with_a_tensor_bound(lib: Any) -> Any:
 
 ERRORS["clamp_in_place_with_a_tensor_bound"] = _clamp_in_place_with_a_tensor_bound
 ERRORS["clamp_in_place_overlapping_bound"] = lambda lib: _in_place(lib, "a[1:].clamp_(max=a[:-1])")
+ERRORS["randint_bound_past_int64"] = lambda lib: lib.randint(0, 2**64, (2,))
+ERRORS["randint_bound_below_int64"] = lambda lib: lib.randint(-2**70, 0, (2,))
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))

@@ -36,7 +36,7 @@ def per_group(matrix: Any, groups: int) -> Any:
     return matrix.reshape(groups, matrix.shape[0] // groups, matrix.shape[1])
 
 
-def _delta(grad_out: Any, groups: int) -> Any:
+def grouped_delta(grad_out: Any, groups: int) -> Any:
     """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L), columns (h, w, n) as in ``cols``: a view of
     δ in (C, H, W, N) memory (``prepare_grad_output``'s), else a copy."""
     n, c_out, h_out, w_out = grad_out.shape
@@ -68,7 +68,7 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     """dW_g = δ_g · cols_gᵀ, multiplied as (cols_g · δ_gᵀ)ᵀ (the same sums; OpenBLAS runs this thin
     product faster so, docs/performance.md); ``saved`` is the forward's cols (None: made again from x)."""
     cols = im2col(x, tuple(weight_shape[2:]), stride, padding, dilation) if saved is None else saved
-    delta = _delta(grad_out, groups)
+    delta = grouped_delta(grad_out, groups)
     grad_w = matmul(per_group(cols, groups), delta.transpose(0, 2, 1))   # dW_g = δ_g · cols_gᵀ, as its ᵀ
     return grad_w.transpose(0, 2, 1).reshape(tuple(weight_shape))
 
@@ -77,7 +77,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
                dilation: Pair, groups: int) -> Any:
     """dcols_g = W_gᵀ · δ_g, then dx = col2im(dcols): each column added back onto its window."""
     c_out, _, kh, kw = weight.shape
-    w_g, delta = per_group(weight.reshape(c_out, -1), groups), _delta(grad_out, groups)
+    w_g, delta = per_group(weight.reshape(c_out, -1), groups), grouped_delta(grad_out, groups)
     grad_cols = matmul(w_g.transpose(0, 2, 1), delta)               # dcols_g = W_gᵀ · δ_g
     grad_cols = grad_cols.reshape(input_shape[1] * kh * kw, grad_cols.shape[2])
     return col2im(grad_cols, input_shape, (kh, kw), stride, padding, dilation)   # dx = col2im(dcols)

@@ -37,9 +37,9 @@ from typing import Any
 import numpy
 
 from minigrad.backend import get_array_module
-from minigrad.ops.conv.algo_im2col import per_group, prepare_grad_output
+from minigrad.ops.conv.algo_im2col import grouped_delta, per_group, prepare_grad_output
 from minigrad.ops.conv.geometry import Pair, output_shape
-from minigrad.ops.conv.im2col import batch_last, col2im_rows, im2col_rows, interior, padded_source
+from minigrad.ops.conv.im2col import col2im_rows, im2col_rows, interior, padded_source
 from minigrad.performance import parallel
 
 __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
@@ -115,15 +115,6 @@ def _grouped_weight(weight: Any, groups: int) -> Any:
     return per_group(weight.reshape(weight.shape[0], -1), groups)
 
 
-def _grouped_grad(grad_out: Any, groups: int) -> Any:
-    """δ (N, C_out, H_out, W_out) -> (G, C_out/G, L·N), the layout of the forward's product.
-
-    No copy when δ is already in (C, H, W, N) memory order.
-    """
-    n, c_out, h_out, w_out = grad_out.shape
-    return per_group(batch_last(grad_out).reshape(c_out, h_out * w_out * n), groups)
-
-
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
     """Y_g = W_g · cols_g for all groups, band by band; returns ``(out (N, C_out, H_out, W_out), saved)``.
 
@@ -171,7 +162,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     n, c, height, width = input_shape
     kh, kw = weight.shape[2:]
     h_out, w_out = grad_out.shape[2:]
-    w_g_t, delta_g = _grouped_weight(weight, groups).transpose(0, 2, 1), _grouped_grad(grad_out, groups)
+    w_g_t, delta_g = _grouped_weight(weight, groups).transpose(0, 2, 1), grouped_delta(grad_out, groups)
     image = xp.zeros((c, height + 2 * padding[0], width + 2 * padding[1], n), dtype=grad_out.dtype)
     itemsize = grad_out.dtype.itemsize
     bands = _bands(xp, h_out, c * kh * kw, w_out, n, itemsize)
@@ -203,7 +194,7 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     taps = kernel_size[0] * kernel_size[1]
     h_out, w_out = grad_out.shape[2:]
     source, kept_cols = (padded_source(x, padding), None) if saved is None else saved
-    delta_g = _grouped_grad(grad_out, groups)
+    delta_g = grouped_delta(grad_out, groups)
     c_in = weight_shape[1] * groups
     column_rows = c_in * taps
     # Summed as (cols_g · δ_gᵀ)ᵀ, the same numbers, in the orientation BLAS runs faster with the long
