@@ -30,6 +30,8 @@ def many_pieces(monkeypatch):
 
     def recorded(*args):
         threads.add(threading.get_ident())
+        if threading.current_thread() is threading.main_thread():
+            time.sleep(0.002)   # the pool's threads start their pieces (else the caller takes them back)
         run_chunk(*args)
 
     monkeypatch.setattr(parallel, "_run_chunk", recorded)
@@ -121,6 +123,32 @@ def test_small_work_runs_on_the_calling_thread():
     threads = set()
     parallel.parallel_for(np, 1000, 1, lambda start, stop: threads.add(threading.get_ident()))
     assert threads == {threading.get_ident()}
+
+
+def test_the_caller_runs_a_piece_no_pool_thread_has_started(monkeypatch):
+    """With the pool's only thread held up (as by another program on its core), a call does not wait
+    for it: the caller, done with its own range, takes the other back and runs it."""
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1)
+    parallel.resize(2)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_pool_thread(start, stop):
+        if threading.current_thread() is not threading.main_thread():
+            held.set()
+            release.wait(30)
+
+    try:
+        other = threading.Thread(target=parallel.parallel_for, args=(np, 2, 1, hold_the_pool_thread))
+        other.start()
+        assert held.wait(30)
+        ran = []
+        parallel.parallel_for(np, 2, 1, lambda start, stop: ran.append((start, threading.get_ident())))
+        assert sorted(ran) == [(0, threading.get_ident()), (1, threading.get_ident())]
+        assert not release.is_set()                         # returned while the pool thread was held
+    finally:
+        release.set()
+        other.join(30)
+        parallel.resize(None)
 
 
 def test_an_exception_reaches_the_caller_after_every_piece_is_done(many_pieces):

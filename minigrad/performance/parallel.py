@@ -18,6 +18,9 @@ How it works:
   ranges, runs ``fn(start, stop)`` for each — the calling thread takes the first, the pool's
   threads the others — and returns when all are done. Each range is an independent piece of
   the output, so the result is the same, bit for bit, as one call ``fn(0, n_items)``.
+- A range no pool thread has started by the time the caller is done with its own, the caller
+  runs itself: on a machine busy with other work a woken thread may wait for a core, while
+  the caller is on one already. So a call never takes much longer than on one thread.
 - Below :data:`MIN_CHUNK_BYTES` of work per chunk it makes fewer chunks, down to one call on
   the calling thread: waking a thread costs more than a small copy.
 - The pool is made on first use (importing minigrad starts no thread), with
@@ -48,7 +51,7 @@ copies, ufuncs and ``einsum`` (which, unoptimised as minigrad calls it, does not
 Work whose pieces are products goes to :func:`parallel_products`: it holds the BLAS to one thread
 (``blas.py``) while the pool's threads each run their own pieces, products included. :func:`matmul`
 cuts one product that way (the default convolution's products, ``ops/conv/algo_im2col.py``); the
-opt-in tuned convolution runs whole bands (im2col and product) that way (``algo_im2col_tuned.py``).
+banded convolution runs whole bands (im2col and product) that way (``algo_im2col_tuned.py``).
 Both ask :func:`product_threads` whether it is possible: NumPy arrays, a pool of two or more, a BLAS
 whose threads can be set (not Apple's Accelerate).
 """
@@ -150,23 +153,26 @@ class _Workers:
             task = self.tasks.get()
             if task is None:   # _stop(): this pool was retired and no call uses it
                 return
-            context, modes, fn, start, stop, done, ran = task
+            context, modes, fn, start, stop, claim, done, ran = task
             error = None
-            try:
-                _run_chunk(context, modes, fn, start, stop)
-            except BaseException as raised:  # noqa: BLE001 (handed to the caller, which raises it)
-                error = raised
+            if claim.acquire(blocking=False):   # else the caller took it back and ran it
+                try:
+                    _run_chunk(context, modes, fn, start, stop)
+                except BaseException as raised:  # noqa: BLE001 (handed to the caller, which raises it)
+                    error = raised
             ran.append((done, error))   # before the release: the caller may look here instead
             done.release()
 
     def submit(self, modes: tuple, fn: Callable[[int, int], None], start: int, stop: int,
-               ran: list) -> threading.Lock:
-        """Queue ``fn(start, stop)`` (in a copy of the caller's context, under ``modes``); returns a
-        lock that is released when it has run, after ``(lock, exception or None)`` is appended to ``ran``."""
-        done = threading.Lock()
+               ran: list) -> tuple[threading.Lock, threading.Lock]:
+        """Queue ``fn(start, stop)`` (in a copy of the caller's context, under ``modes``); returns
+        ``(claim, done)``: whoever acquires ``claim`` first (a pool thread, or the caller taking the
+        piece back) runs it; ``done`` is released once a pool thread is through with it, after
+        ``(done, exception or None)`` is appended to ``ran``."""
+        claim, done = threading.Lock(), threading.Lock()
         done.acquire()
-        self.tasks.put((contextvars.copy_context(), modes, fn, start, stop, done, ran))
-        return done
+        self.tasks.put((contextvars.copy_context(), modes, fn, start, stop, claim, done, ran))
+        return claim, done
 
     def retire(self) -> None:
         """With ``_lock`` held: no new call will use this pool; its threads end when the last one is done."""
@@ -353,15 +359,20 @@ def _run_ranges(ranges: list[tuple[int, int]], fn: Callable[[int, int], None]) -
             _run_chunk(contextvars.copy_context(), modes, fn, start, stop)
         return
     ran: list[tuple[threading.Lock, BaseException | None]] = []
-    done: list[threading.Lock] = []
+    handed: list[tuple[threading.Lock, threading.Lock, int, int]] = []   # (claim, done, start, stop)
+    taken_back: list[threading.Lock] = []
     error: BaseException | None = None
     try:
         for start, stop in ranges[1:]:
-            done.append(pool.submit(modes, fn, start, stop, ran))
+            handed.append((*pool.submit(modes, fn, start, stop, ran), start, stop))
         _run_chunk(contextvars.copy_context(), modes, fn, *ranges[0])
+        for claim, done, start, stop in reversed(handed):   # the last handed over: the least likely started
+            if claim.acquire(blocking=False):   # no pool thread has started it: run it here
+                taken_back.append(done)
+                _run_chunk(contextvars.copy_context(), modes, fn, start, stop)
     except BaseException as first_error:  # noqa: BLE001 (re-raised below, once every chunk is done)
         error = first_error
-    interrupted = _wait_for(done, ran)
+    interrupted = _wait_for([done for _, done, _, _ in handed if done not in taken_back], ran)
     _give_back(pool)
     if interrupted is not None:
         raise interrupted

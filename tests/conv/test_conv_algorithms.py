@@ -24,9 +24,9 @@ def _run(module, case, x, weight, grad_out):
     return {"out": out, "x": grad_x, "weight": grad_w}
 
 
-def _routed(case):
+def _routed(case, itemsize=8):
     """The functions that the default 'im2col' runs for this case (depthwise.py's for depthwise ones)."""
-    return algorithm_functions("im2col", case.weight_shape, case.stride, case.groups)
+    return algorithm_functions("im2col", case.input_shape, case.weight_shape, case.settings, itemsize)
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -384,20 +384,41 @@ def test_the_plain_im2col_file_is_one_screen():
         assert source.count(formula) == 1, formula   # each formula one visible line
 
 
-@pytest.mark.parametrize("limit, kept", [(1 << 30, True), (0, False)])
-def test_the_default_keeps_its_columns_for_grad_weight_up_to_a_size(limit, kept, monkeypatch):
-    """Columns up to KEPT_COLUMNS_BYTES serve grad_weight; larger ones are made again. Same dW."""
-    monkeypatch.setattr(algo_im2col, "KEPT_COLUMNS_BYTES", limit)
+def test_the_default_keeps_its_columns_for_grad_weight():
+    """The forward's columns serve grad_weight; without them (``nn.grad``) it makes them again. Same dW."""
     case = CASES[6]
     x, weight, _ = case.arrays(seed=23)
     grad_out = output_grad(case, seed=24)
     _, saved = algo_im2col.forward(x, weight, *case.settings)
-    assert (saved is not None) == kept
-    if kept:
-        numpy.testing.assert_array_equal(saved, im2col_module.im2col(x, weight.shape[2:], *case.settings[:3]))
+    numpy.testing.assert_array_equal(saved, im2col_module.im2col(x, weight.shape[2:], *case.settings[:3]))
     expected = torch_conv(case, x, weight, None, grad_out)["weight"]
-    ours = algo_im2col.grad_weight(x, grad_out, weight.shape, *case.settings, saved=saved)
-    numpy.testing.assert_allclose(ours, expected, rtol=1e-10, atol=1e-10)
+    for kept in (saved, None):
+        ours = algo_im2col.grad_weight(x, grad_out, weight.shape, *case.settings, saved=kept)
+        numpy.testing.assert_allclose(ours, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_the_default_hands_large_columns_to_the_bands(monkeypatch):
+    """Columns larger than BANDED_FROM_BYTES go to algo_im2col_tuned.py (bands): the layer's numbers
+    are PyTorch's all the same, through conv2d's forward and backward; smaller ones stay plain."""
+    import minigrad as mg
+    from minigrad.ops.conv import algorithms, conv2d
+
+    case = CASES[6]
+    size = algorithms.column_bytes(case.input_shape, case.weight_shape, case.settings, 8)
+    assert _routed(case) is ALGORITHMS["im2col"]
+    monkeypatch.setattr(algorithms, "BANDED_FROM_BYTES", size - 1)
+    monkeypatch.setattr(algo_im2col_tuned, "BAND_BYTES", size // 3)   # several bands, columns made again
+    assert _routed(case) is ALGORITHMS["im2col_tuned"]
+    assert _routed(case, itemsize=4) is ALGORITHMS["im2col"]          # float32: half the bytes
+    x, weight, bias = case.arrays(seed=25)
+    grad_out = output_grad(case, seed=26)
+    leaves = [mg.tensor(a, requires_grad=True) for a in (x, weight, bias)]
+    out = conv2d(*leaves, *case.settings)
+    out.backward(mg.tensor(grad_out))
+    expected = torch_conv(case, x, weight, bias, grad_out)
+    for ours, name in [(out, "out"), (leaves[0].grad, "x"), (leaves[1].grad, "weight")]:
+        numpy.testing.assert_allclose(ours.detach().numpy(), expected[name], rtol=1e-10, atol=1e-10,
+                                      err_msg=name)
 
 
 def test_the_default_algorithm_is_the_plain_files_functions():
@@ -467,6 +488,7 @@ def test_the_backward_names_its_formulas_and_the_files_that_compute_them():
     for piece in ("dx = col2im(Wᵀ · δ)", "dW = δ · colsᵀ", "db = Σ_{n,h,w} δ", "algo_im2col.py"):
         assert piece in doc, piece
     first_line = algo_im2col_tuned.__doc__.splitlines()[0]
-    assert "algo_im2col.py" in first_line and "opt-in" in first_line.lower()
+    assert "algo_im2col.py" in first_line and "read that file first" in first_line.lower()
+    assert "BANDED_FROM_BYTES" in algo_im2col_tuned.__doc__   # which layers the default hands it
     assert "docs/performance.md" in algo_im2col_tuned.__doc__
     assert "default" in algo_im2col.__doc__.splitlines()[0]

@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 
 import numpy
 import pytest
@@ -31,6 +32,13 @@ def _blas_threads() -> list[int]:
     return [library.num_threads for library in blas._blas_libraries()]
 
 
+def _let_the_pool_start() -> None:
+    """On the calling thread, wait a moment before a piece: the pool's threads then start theirs (else
+    the caller, done with its own tiny piece first, takes theirs back and runs them: parallel.py)."""
+    if threading.current_thread() is threading.main_thread():
+        time.sleep(0.002)
+
+
 @pytest.fixture
 def products_on_pool(monkeypatch):
     """Every product and copy worth cutting; yields what the pieces saw: their threads, and the BLAS's
@@ -43,6 +51,7 @@ def products_on_pool(monkeypatch):
 
     def recorded(*args):
         seen["threads"].add(threading.get_ident())
+        _let_the_pool_start()
         run_chunk(*args)
 
     def products_recorded(n_items, fn, pieces=None):
@@ -69,6 +78,7 @@ def bands_on_pool(monkeypatch):
     def recorded(*args):
         seen["threads"].add(threading.get_ident())
         seen["blas"].update(_blas_threads())
+        _let_the_pool_start()
         run_chunk(*args)
 
     monkeypatch.setattr(parallel, "_run_chunk", recorded)
@@ -250,7 +260,8 @@ def test_set_num_threads_sets_how_many_threads_run_a_layer(threads, algorithm):
             "tuned.POOL_MIN_BYTES = 0; parallel.MIN_PRODUCT_WORK = 1; parallel.MIN_CHUNK_BYTES = 1\n"
             f"mg.set_num_threads({threads})\n"
             "seen = set(); run_chunk = parallel._run_chunk\n"
-            "def recorded(*args):\n    seen.add(threading.get_ident()); run_chunk(*args)\n"
+            "def recorded(*args):\n    seen.add(threading.get_ident())\n"
+            "    __import__('time').sleep(0.002); run_chunk(*args)\n"
             "parallel._run_chunk = recorded\n" + A_LAYER
             + f"print(json.dumps([len(seen), {BLAS}]))")
     ran, blas_after = _run(code)

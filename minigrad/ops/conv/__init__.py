@@ -9,7 +9,7 @@ Reading order: ``functional.py`` (the autograd Function: which gradients, from w
     depthwise.py           the default's path for depthwise convolutions: sums of shifted images
     algo_rot180.py         δˡ = δˡ⁺¹ ∗ rot180(W): the backward as correlations with a flipped kernel
     algo_naive.py          the definition, in plain loops
-    algo_im2col_tuned.py   the default's formulas in cache-sized bands, opt-in ('im2col_tuned')
+    algo_im2col_tuned.py   the default's formulas in cache-sized bands: large layers, or 'im2col_tuned'
     algorithms.py          the algorithms by name, as plain functions, and choosing one
                            (``algorithm=`` per call, ``with conv_algorithm(name):``)
     fold.py                ``unfold`` / ``fold`` (PyTorch's names for im2col / col2im)

@@ -13,7 +13,10 @@ caller's (``functional.py``). Each ``·`` is one product batched over the G grou
 Speed, without changing a formula: ``matmul`` (``performance/parallel.py``) cuts a large product
 between minigrad's threads with the BLAS held to one thread (on one thread or a GPU: ``xp.matmul``),
 which stays fast on a busy machine; ``im2col.py`` copies on the same threads (docs/performance.md).
-Depthwise layers go to ``depthwise.py``; ``algo_im2col_tuned.py`` is an opt-in, cache-tuned variant.
+Two kinds of layer go to files of their own (``algorithms.algorithm_functions``): depthwise layers to
+``depthwise.py``, layers whose columns would be larger than a limit set there to
+``algo_im2col_tuned.py``, which makes and multiplies them a cache-sized piece at a time. So the
+columns this file makes are at most that large, and the forward keeps them for ``grad_weight``.
 """
 
 from __future__ import annotations
@@ -25,10 +28,6 @@ from minigrad.ops.conv.im2col import batch_last, col2im, im2col
 from minigrad.performance.parallel import matmul
 
 __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight", "per_group"]
-
-# Columns (kh·kw times the input) kept for grad_weight up to this size, made again beyond it:
-# a deep network's memory does not hold every layer's (docs/performance.md).
-KEPT_COLUMNS_BYTES = 64 << 20
 
 
 def per_group(matrix: Any, groups: int) -> Any:
@@ -44,8 +43,7 @@ def grouped_delta(grad_out: Any, groups: int) -> Any:
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """Y_g = W_g · cols_g; returns ``(y (N, C_out, H_out, W_out), cols)``, cols for ``grad_weight``
-    (None when they are larger than ``KEPT_COLUMNS_BYTES``).
+    """Y_g = W_g · cols_g; returns ``(y (N, C_out, H_out, W_out), cols)``, cols for ``grad_weight``.
 
     y is an NCHW view of the product's (C, H, W, N) memory, not a transposed copy.
     """
@@ -54,8 +52,7 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     cols = im2col(x, (kh, kw), stride, padding, dilation)
     w_g = per_group(weight.reshape(c_out, -1), groups)
     y = matmul(w_g, per_group(cols, groups))                        # Y_g = W_g · cols_g
-    kept = cols if cols.nbytes <= KEPT_COLUMNS_BYTES else None
-    return y.reshape(c_out, h_out, w_out, x.shape[0]).transpose(3, 0, 1, 2), kept
+    return y.reshape(c_out, h_out, w_out, x.shape[0]).transpose(3, 0, 1, 2), cols
 
 
 def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:

@@ -1,8 +1,9 @@
-"""Opt-in ``'im2col_tuned'``: ``algo_im2col.py``'s formulas in cache-sized bands. Read that file first.
+"""``'im2col_tuned'``: ``algo_im2col.py``'s formulas in cache-sized bands. Read that file first.
 
 Same products, same columns, same numbers; what differs is only how the work is laid out
 for the processor (measurements and how to rerun them: docs/performance.md, "Convolution").
-Nothing runs it by default: select it with ``algorithm='im2col_tuned'`` or
+The default ``'im2col'`` hands it the layers whose column matrix would pass
+``algorithms.BANDED_FROM_BYTES``; any layer runs it with ``algorithm='im2col_tuned'`` or
 ``conv_algorithm('im2col_tuned')``.
 
 - **Bands.** The products run in bands of output rows. Every column (h, w, n) of them

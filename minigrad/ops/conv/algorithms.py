@@ -1,12 +1,16 @@
 """Which convolution algorithm runs: ``'im2col'`` (default), ``'im2col_tuned'``, ``'rot180'``, ``'naive'``.
 
     'im2col'         algo_im2col.py         cols = im2col(x), Y = W·cols, dW = δ·colsᵀ, dx = col2im(Wᵀ·δ)
-    'im2col_tuned'   algo_im2col_tuned.py   the same formulas in cache-sized bands (opt-in)
+    'im2col_tuned'   algo_im2col_tuned.py   the same formulas in cache-sized bands (large layers; any, opt-in)
     'rot180'         algo_rot180.py         dx = δ ∗ rot180(W), as correlations with a flipped kernel
     'naive'          algo_naive.py          the definition, in loops over every output value
 
-(``'im2col_plain'``, the plain file's former name, still selects ``'im2col'``.) A call picks
-one algorithm when its forward runs and uses it for that call's backward too::
+(``'im2col_plain'``, the plain file's former name, still selects ``'im2col'``.) Two kinds of
+layer that ``'im2col'`` computes badly as whole matrices go to labelled files of their own, the
+same formulas laid out for the processor (:func:`algorithm_functions` decides): depthwise layers
+to ``depthwise.py``, and layers whose column matrix is larger than ``BANDED_FROM_BYTES`` to
+``algo_im2col_tuned.py``'s bands. A call picks its functions when its forward runs and uses them
+for that call's backward too::
 
     with conv_algorithm("rot180"):
         y = conv(x)          # forward by rot180; y.backward() will also use rot180
@@ -33,10 +37,10 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from minigrad.ops.conv import algo_im2col, algo_im2col_tuned, algo_naive, algo_rot180, depthwise
-from minigrad.ops.conv.geometry import Pair
+from minigrad.ops.conv.geometry import Pair, output_shape
 
 __all__ = ["ALGORITHMS", "Algorithm", "conv_algorithm", "get_conv_algorithm", "resolve_algorithm",
-           "check_algorithm", "algorithm_functions", "is_depthwise"]
+           "check_algorithm", "algorithm_functions", "column_bytes", "is_depthwise"]
 
 
 class Algorithm(NamedTuple):
@@ -61,6 +65,11 @@ ALGORITHMS: dict[str, Algorithm] = {
 # The default's path for depthwise convolutions (one input channel per group, stride 1).
 DEPTHWISE = Algorithm(depthwise.forward, depthwise.prepare_grad_output, depthwise.grad_weight,
                       depthwise.grad_input)
+# The default's path for layers whose column matrix is larger than this: bands of it, each made and
+# multiplied while in the cache. A matrix this large goes out to memory and back between im2col and
+# each product, and glibc's allocator maps it afresh on every call, pages the system must zero
+# (docs/performance.md, "The worst shapes").
+BANDED_FROM_BYTES = 32 << 20
 # Names that selected an algorithm before, and what they select now.
 FORMER_NAMES = {"im2col_plain": "im2col"}
 
@@ -101,15 +110,29 @@ def resolve_algorithm(name: str | None) -> str:
     return _current if name is None else check_algorithm(name)
 
 
-def algorithm_functions(name: str, weight_shape: tuple, stride: Pair, groups: int) -> Algorithm:
-    """The functions that compute algorithm ``name`` for a call with these settings.
+def algorithm_functions(name: str, input_shape: tuple, weight_shape: tuple, settings: tuple,
+                        itemsize: int) -> Algorithm:
+    """The functions that compute algorithm ``name`` for a call with these shapes and ``settings``
+    (stride, padding, dilation, groups) on numbers of ``itemsize`` bytes.
 
-    The one place where the depthwise path is chosen: the default ``'im2col'`` hands a
-    depthwise convolution (one input channel per group, stride 1) to ``depthwise.py``.
+    The one place where the default ``'im2col'`` hands a layer to a file of its own: a depthwise
+    convolution (one input channel per group, stride 1) to ``depthwise.py``, a layer whose column
+    matrix is larger than ``BANDED_FROM_BYTES`` to ``algo_im2col_tuned.py``. The choice depends on
+    the shapes only, so the forward and the gradients of one call make the same one.
     """
+    stride, padding, dilation, groups = settings
     if name == "im2col" and is_depthwise(weight_shape, groups, stride):
         return DEPTHWISE
+    if name == "im2col" and column_bytes(input_shape, weight_shape, settings, itemsize) > BANDED_FROM_BYTES:
+        return ALGORITHMS["im2col_tuned"]
     return ALGORITHMS[name]
+
+
+def column_bytes(input_shape: tuple, weight_shape: tuple, settings: tuple, itemsize: int) -> int:
+    """The size of im2col's column matrix, (C_in·kh·kw) × (H_out·W_out·N) numbers of ``itemsize`` bytes."""
+    stride, padding, dilation, _ = settings
+    h_out, w_out = output_shape(input_shape, tuple(weight_shape[2:]), stride, padding, dilation)
+    return input_shape[1] * weight_shape[2] * weight_shape[3] * h_out * w_out * input_shape[0] * itemsize
 
 
 def is_depthwise(weight_shape: tuple, groups: int, stride: Pair) -> bool:

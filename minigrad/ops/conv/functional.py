@@ -43,12 +43,14 @@ __all__ = ["Conv2dFunction", "Conv2dInputFunction", "Conv2dWeightFunction", "con
            "conv2d_input", "conv2d_weight"]
 
 
-def _choose_algorithm(ctx: Any, name: str | None, weight_shape: tuple, settings: tuple) -> Algorithm:
-    """Decide, when the forward runs, the algorithm this call and its backward use (its name kept on
-    ctx); returns its array functions (by default ``ALGORITHMS['im2col']``: ``algo_im2col.py``'s)."""
+def _choose_algorithm(ctx: Any, name: str | None, input_shape: tuple, weight_shape: tuple, settings: tuple,
+                      itemsize: int) -> Algorithm:
+    """Decide, when the forward runs, the algorithm this call and its backward use (its name and its
+    array functions kept on ctx); returns the functions (by default ``algo_im2col.py``'s)."""
     ctx.algorithm = resolve_algorithm(name)
     ctx.settings = settings      # (stride, padding, dilation, groups)
-    return algorithm_functions(ctx.algorithm, weight_shape, settings[0], settings[3])
+    ctx.conv = algorithm_functions(ctx.algorithm, tuple(input_shape), tuple(weight_shape), settings, itemsize)
+    return ctx.conv
 
 
 class Conv2dFunction(Function):
@@ -62,7 +64,8 @@ class Conv2dFunction(Function):
         stride, padding, dilation = conv_pair(stride, "stride"), conv_pair(padding, "padding"), \
             conv_pair(dilation, "dilation")
         check_conv(input, weight, bias, stride, padding, dilation, groups)
-        conv = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
+        settings = (stride, padding, dilation, groups)
+        conv = _choose_algorithm(ctx, algorithm, input.shape, weight.shape, settings, input.array.itemsize)
         out, saved = conv.forward(input.array, weight.array, *ctx.settings)
         if bias is not None:
             out += bias.array.reshape(-1, 1, 1)           # `out` is ours: add the bias in place
@@ -95,11 +98,10 @@ def conv2d_gradients(ctx: Any, x: Tensor, weight: Tensor, grad_output: Tensor) -
     before grad_input needs memory of its own.
     """
     stride, _, _, groups = ctx.settings
-    conv = algorithm_functions(ctx.algorithm, tuple(weight.shape), stride, groups)   # the forward's
     grad_input = grad_weight = grad_bias = None
     if ctx.needs_input_grad[2]:
         grad_bias = grad_output.sum((0, 2, 3))
-    delta = conv.prepare_grad_output(grad_output.array, weight.shape, stride, groups)
+    delta = ctx.conv.prepare_grad_output(grad_output.array, weight.shape, stride, groups)   # the forward's
     if ctx.needs_input_grad[1]:
         grad_weight = Conv2dWeightFunction.apply(x, grad_output, tuple(weight.shape), *ctx.settings,
                                                  ctx.algorithm, delta, ctx.saved_by_algorithm)
@@ -171,7 +173,9 @@ class Conv2dInputFunction(Function):
     @staticmethod
     def forward(ctx, grad_output, weight, input_size, stride, padding, dilation, groups, algorithm=None,
                 prepared=None):
-        conv = _choose_algorithm(ctx, algorithm, weight.shape, (stride, padding, dilation, groups))
+        settings = (stride, padding, dilation, groups)
+        itemsize = grad_output.array.itemsize
+        conv = _choose_algorithm(ctx, algorithm, input_size, weight.shape, settings, itemsize)
         ctx.save_for_backward(grad_output, weight)
         delta = grad_output.array if prepared is None else prepared
         return Tensor(conv.grad_input(delta, weight.array, input_size, *ctx.settings))
@@ -206,7 +210,8 @@ class Conv2dWeightFunction(Function):
     @staticmethod
     def forward(ctx, input, grad_output, weight_size, stride, padding, dilation, groups,  # noqa: A002
                 algorithm=None, prepared=None, saved=None):
-        conv = _choose_algorithm(ctx, algorithm, weight_size, (stride, padding, dilation, groups))
+        settings = (stride, padding, dilation, groups)
+        conv = _choose_algorithm(ctx, algorithm, input.shape, weight_size, settings, input.array.itemsize)
         ctx.save_for_backward(input, grad_output)
         delta = grad_output.array if prepared is None else prepared
         return Tensor(conv.grad_weight(input.array, delta, weight_size, *ctx.settings, saved=saved))

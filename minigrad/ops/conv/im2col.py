@@ -9,7 +9,7 @@ so a convolution becomes one matrix product, ``out = W.reshape(C_out, C_in·kh·
 ``col2im`` is its exact adjoint (⟨im2col(x), y⟩ = ⟨x, col2im(y)⟩): it adds each tap's
 rows back onto the same slice of a zero image. Overlapping windows add up; no
 scatter is needed. ``im2col_rows`` and ``col2im_rows`` do the same for a band of
-output rows only (the opt-in ``algo_im2col_tuned.py`` works band by band).
+output rows only (``algo_im2col_tuned.py`` works band by band).
 
 Column layout (a choice made for speed): rows are ``(c, i, j)``, channel-major, so
 the rows of one group of channels are one contiguous block and a grouped convolution
