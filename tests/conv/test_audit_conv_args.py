@@ -27,7 +27,7 @@ def _host(t):
 # --- an empty batch --------------------------------------------------------------------------------
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")   # PyTorch's note on even kernels
-@pytest.mark.parametrize("algorithm", ["im2col", "im2col_plain", "rot180", "naive"])
+@pytest.mark.parametrize("algorithm", ["im2col", "im2col_tuned", "rot180", "naive"])
 @pytest.mark.parametrize("padding", [1, "same"])
 def test_conv2d_of_an_empty_batch_is_empty_with_zero_gradients(algorithm, padding):
     """The im2col algorithm used to fail with NumPy's "cannot reshape array of size 0"."""
@@ -45,7 +45,7 @@ def test_conv2d_of_an_empty_batch_is_empty_with_zero_gradients(algorithm, paddin
         numpy.testing.assert_array_equal(_host(a), b.detach().numpy())   # all zero, dW too
 
 
-@pytest.mark.parametrize("algorithm", ["im2col", "im2col_plain", "rot180", "naive"])
+@pytest.mark.parametrize("algorithm", ["im2col", "im2col_tuned", "rot180", "naive"])
 def test_nn_grad_of_an_empty_batch_with_its_own_gradients(algorithm):
     """conv2d_weight (and its backward) on no samples: a zero dW, as PyTorch gives."""
     torch = require_torch()

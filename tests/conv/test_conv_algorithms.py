@@ -421,6 +421,14 @@ def test_the_default_hands_large_columns_to_the_bands(monkeypatch):
                                       err_msg=name)
 
 
+def test_the_plain_files_former_name_selects_it():
+    from minigrad.ops.conv.algorithms import check_algorithm
+
+    assert check_algorithm("im2col_plain") == "im2col"
+    with pytest.raises(ValueError, match="unknown convolution algorithm 'im2col_fast'"):
+        check_algorithm("im2col_fast")
+
+
 def test_the_default_algorithm_is_the_plain_files_functions():
     """'im2col' (what nn.Conv2d runs) maps, statically, to algo_im2col.py's own functions."""
     from minigrad.ops.conv.algorithms import get_conv_algorithm

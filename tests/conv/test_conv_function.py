@@ -53,7 +53,7 @@ def test_conv2d_and_every_gradient_match_torch(name, case):
 
 GRADCHECK = [("im2col", case) for case in (CASES[1], CASES[3], CASES[6], CASES[12], CASES[16])] + \
     [("rot180", CASES[4]), ("rot180", CASES[9]), ("naive", CASES[10])] + \
-    [("im2col_plain", case) for case in (CASES[6], CASES[8], CASES[15])]
+    [("im2col_tuned", case) for case in (CASES[6], CASES[8], CASES[15])]
 
 
 @pytest.mark.parametrize(("name", "case"), GRADCHECK, ids=[f"{n}-{c.name}" for n, c in GRADCHECK])

@@ -77,7 +77,7 @@ def test_linear_worked_numbers() -> None:
     numpy.testing.assert_allclose(x.grad.numpy(), [[-0.5, 0.5, -1], [0.5, -1.5, 2]])
 
 
-@pytest.mark.parametrize("algorithm", ["im2col", "im2col_plain", "rot180", "naive"])
+@pytest.mark.parametrize("algorithm", ["im2col", "im2col_tuned", "rot180", "naive"])
 def test_conv_worked_numbers(algorithm: str) -> None:
     """docs/backprop-conv.md, "A 3×3 example" (and its im2col and matrix views)."""
     x = mg.tensor([[[[1.0, 2, 0], [3, -1, 1], [0, 2, 2]]]], dtype=mg.float64, requires_grad=True)

@@ -64,7 +64,7 @@ def test_the_algorithm_is_chosen_when_the_forward_runs():
             pass
 
 
-@pytest.mark.parametrize("algorithm", ["im2col", "im2col_plain", "rot180", "naive"])
+@pytest.mark.parametrize("algorithm", ["im2col", "im2col_tuned", "rot180", "naive"])
 def test_every_algorithm_gives_the_layers_gradients(algorithm):
     mg.manual_seed(0)
     layer = nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2, algorithm=algorithm).double()

@@ -182,7 +182,7 @@ CONV1D_CASES = [
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")
-@pytest.mark.parametrize("algorithm", ["im2col", "im2col_plain", "rot180", "naive"])
+@pytest.mark.parametrize("algorithm", ["im2col", "im2col_tuned", "rot180", "naive"])
 @pytest.mark.parametrize("kwargs, x_shape, w_shape", CONV1D_CASES)
 @pytest.mark.parametrize("bias", [True, False])
 def test_conv1d_values_and_all_gradients_match_torch(kwargs, x_shape, w_shape, bias, algorithm):
