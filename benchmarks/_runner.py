@@ -85,7 +85,8 @@ def blas_header(env: dict, native: bool) -> str:
 CHUNK_VARIABLE = "MINIGRAD_BENCHMARK_MIN_CHUNK_BYTES"
 BANDS_VARIABLE = "MINIGRAD_BENCHMARK_BANDS"
 NEVER = 1 << 62
-# --bands, how minigrad's products use the threads: the tuned conv by its rule; always in whole bands
+# --bands, how minigrad's products use the threads: the banded conv (layers whose columns pass 32 MiB, or
+# any with --algorithm im2col_tuned) by its rule; always in whole bands
 # on the pool; never in bands, each product cut between the pool's threads; or every product on the
 # BLAS's own threads, none cut (minigrad before "one set of threads", docs/performance.md).
 # (POOL_MIN_WIDTH, POOL_MIN_BYTES, products cut on the pool)
@@ -100,7 +101,8 @@ def add_chunk_argument(parser: argparse.ArgumentParser) -> None:
                         help="minigrad's workers cut work into pieces of at least N bytes "
                              "(default: minigrad.performance.parallel.MIN_CHUNK_BYTES); for tuning it")
     parser.add_argument("--bands", choices=list(BANDS_SETTINGS), default="rule",
-                        help="minigrad's products: the tuned conv's by its shape rule (default), always in "
+                        help="minigrad's products: the banded conv's (large layers, or --algorithm "
+                             "im2col_tuned) by its shape rule (default), always in "
                              "bands on minigrad's pool with the BLAS on one thread, each product cut between "
                              "the pool's threads, or all on the BLAS's own threads")
 

@@ -9,7 +9,7 @@ medians are printed.
     python benchmarks/mnist.py [--rounds 5] [--steps 30] [--batch-size 64] [--threads 2]
     python benchmarks/mnist.py --blas pinned  # keep this machine's OPENBLAS_CORETYPE / _L2_SIZE
     python benchmarks/mnist.py --profile      # where minigrad's step spends its time
-    python benchmarks/mnist.py --bands pool   # the tuned conv's products always in bands on the pool
+    python benchmarks/mnist.py --bands blas   # every product on the BLAS's own threads (see --help)
     python benchmarks/mnist.py --tree ../base --load nice   # also another checkout's minigrad, beside
                                               # a low-priority busy process (--load none|busy|nice)
 """
