@@ -151,18 +151,15 @@ def _polygamma_positive(xp: Any, n: int, x: Any) -> Any:
 def polygamma_array(xp: Any, n: int, x: Any) -> Any:
     """ψ⁽ⁿ⁾(x) of a float64 array (n = 0: digamma)."""
     with ieee_results():
-        positive = xp.where(x > 0, x, 1.0)
         pole = (x <= 0) & (x == xp.floor(x))
-        if n == 0:
-            upper = _digamma_positive(xp, positive)
-            fraction = x - xp.trunc(x)  # ψ(x) = ψ(1 − x) − π / tan(π·frac(x)) below 0
-            mirrored = _digamma_positive(xp, xp.where(x <= 0, 1.0 - x, 1.0))
-            lower = mirrored - math.pi / xp.tan(math.pi * fraction)
-            out = xp.where(x > 0, upper, lower)
+        if n == 0:  # reflected to 1 − x > 0 below 0, one series for all: ψ(x) = ψ(1 − x) − π / tan(πx)
+            out = _digamma_positive(xp, xp.where(x > 0, x, 1.0 - x))
+            fraction = x - xp.trunc(x)  # tan has period π: reduced, πx keeps its digits
+            out = xp.where(x > 0, out, out - math.pi / xp.tan(math.pi * fraction))
             out = xp.where(pole, math.nan, out)
             out = xp.where(x == 0, xp.where(xp.signbit(x), math.inf, -math.inf), out)  # ψ(±0) = ∓∞
             return xp.where(x == math.inf, math.inf, out)
-        upper = _polygamma_positive(xp, n, positive)
+        upper = _polygamma_positive(xp, n, xp.where(x > 0, x, 1.0))
         if n == 1:  # ψ⁽¹⁾(x) = π² / sin²(πx) − ψ⁽¹⁾(1 − x)
             sin_pi = xp.sin(math.pi * (x - 2.0 * xp.floor(x / 2.0)))
             mirrored = _polygamma_positive(xp, 1, xp.where(x <= 0, 1.0 - x, 1.0))
