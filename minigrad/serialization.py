@@ -28,7 +28,6 @@ import io
 import json
 import math
 import os
-import secrets
 import struct
 import zipfile
 from collections import OrderedDict
@@ -40,6 +39,7 @@ import numpy.lib.format as npy
 from minigrad import _file_reader, backend
 from minigrad import dtypes as _dtypes
 from minigrad._file_reader import ARRAYS, FORMAT, HEADER, VERSION
+from minigrad._files import atomic_file
 from minigrad._version import __version__
 from minigrad.tensor import Tensor
 
@@ -70,30 +70,8 @@ def _save_to_path(obj: Any, path: str) -> None:
         raise RuntimeError(f"Parent directory {directory} does not exist (saving to {path!r}).")
     if os.path.isdir(path):  # else os.replace fails late, naming the temporary file
         raise RuntimeError(f"Can't save to {path!r}: it is a directory, not a file.")
-    temporary = os.path.join(directory, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(temporary, "xb") as stream:  # 'x': never clobber a file of the same name
-            _write_archive(obj, stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)  # atomic on POSIX and Windows
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(temporary)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename itself durable on POSIX; Windows has no directory handles to sync."""
-    if not hasattr(os, "O_DIRECTORY"):
-        return
-    with contextlib.suppress(OSError):  # some file systems refuse; the data is already on disk
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    with atomic_file(path) as stream:
+        _write_archive(obj, stream)
 
 
 def _write_archive(obj: Any, stream: IO[bytes]) -> None:

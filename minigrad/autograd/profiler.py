@@ -23,9 +23,9 @@ import os
 import re
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
+from minigrad._files import write_atomically
 from minigrad.autograd.function import _Profiling
 from minigrad.tensor import Tensor
 
@@ -265,10 +265,7 @@ class profile:  # noqa: N801 (PyTorch's name)
         trace = [{"name": e.name, "ph": "X", "cat": "cpu_op", "pid": os.getpid(), "tid": e.thread,
                   "ts": (e.start_ns - origin) / 1e3, "dur": e.cpu_time_total,
                   "args": {"Input Dims": e.input_shapes} if e.input_shapes else {}} for e in events]
-        path = Path(path)
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_text(json.dumps({"traceEvents": trace}), encoding="utf-8")
-        os.replace(temporary, path)  # atomic: a reader never sees half a file
+        write_atomically(path, json.dumps({"traceEvents": trace}))  # a reader never sees half a file
 
     def __str__(self) -> str:
         return self.table()

@@ -13,12 +13,10 @@ of zeros, a gzip bomb) instead of after the whole file is in.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import http.client
 import os
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
@@ -27,6 +25,8 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from tqdm import tqdm
+
+from minigrad._files import atomic_file, write_atomically
 
 __all__ = ["DownloadError", "StreamCheck", "download_verified", "write_atomically"]
 
@@ -44,31 +44,6 @@ class StreamCheck(Protocol):
     def update(self, chunk: bytes) -> None: ...
 
     def finish(self) -> None: ...
-
-
-def write_atomically(destination: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``destination``, then rename it into place."""
-    with _atomic_file(Path(destination)) as file:
-        file.write(data)
-
-
-@contextlib.contextmanager
-def _atomic_file(destination: Path):
-    """A temporary file beside ``destination`` that replaces it when the block ends without error,
-    and is removed when it raises (KeyboardInterrupt included)."""
-    handle, temporary = tempfile.mkstemp(dir=destination.parent, prefix=f".{destination.name}.",
-                                         suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            yield file
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; a data file is for everyone
-        os.replace(temporary, destination)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
 
 
 def download_verified(urls: Sequence[str], destination: str | os.PathLike, md5: str,
@@ -90,7 +65,7 @@ def download_verified(urls: Sequence[str], destination: str | os.PathLike, md5: 
     for url in urls:
         print(f"Downloading {url}", file=sys.stderr)
         try:
-            with _atomic_file(destination) as file:
+            with atomic_file(destination) as file:
                 _fetch_into(file, url, md5, _Limits(timeout, deadline, min_rate, max_bytes),
                             check() if check is not None else None, progress)
             return destination

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 import numpy
 
 from minigrad import backend
+from minigrad._files import write_atomically
 from minigrad.autograd.gradcheck import GradcheckError, gradcheck
 from minigrad.creation import tensor
 from minigrad.dtypes import float64
@@ -317,18 +317,9 @@ def gradescope_results(results: list[Result]) -> dict:
 
 
 def write_json(path: str | os.PathLike, data: dict) -> None:
-    """Write ``data`` as JSON atomically: a temporary file in the same folder, then ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=2)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write ``data`` as JSON atomically, making its folder if needed."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, json.dumps(data, indent=2) + "\n")
 
 
 # --- running a student's Function against minigrad's own implementation -----------------------

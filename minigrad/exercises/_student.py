@@ -17,9 +17,10 @@ import ast
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from minigrad._files import write_atomically
 
 BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN SOLUTION(?::\s*(?P<hint>.*?))?\s*$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
@@ -123,18 +124,6 @@ def _cell(kind: str, cell_id: str, text: str) -> dict[str, Any]:
     return cell
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write ``text`` atomically (a temporary file beside it, then ``os.replace``)."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def make_copy(directory: str | os.PathLike, exercises: list, *, force: bool = False, derive: bool = False,
               solutions: Path | None = None) -> list[Path]:
     """Write the student copy of ``exercises`` into ``directory``; returns the files written.
@@ -161,9 +150,9 @@ def make_copy(directory: str | os.PathLike, exercises: list, *, force: bool = Fa
             source = ex.handout.read_text(encoding="utf-8")
             if derive:
                 source = derive_level(ex.name, source)
-        write_text(py, student_file(ex.name, source) if solutions is None else source)
+        write_atomically(py, student_file(ex.name, source) if solutions is None else source)
         cells = notebook(number, ex.name, ex.title, source, blank=solutions is None)
-        write_text(ipynb, json.dumps(cells, indent=1, ensure_ascii=False) + "\n")
+        write_atomically(ipynb, json.dumps(cells, indent=1, ensure_ascii=False) + "\n")
         written += [py, ipynb]
     return written
 
@@ -204,7 +193,7 @@ def write_gradescope(directory: Path, names: list[str], *, quick: bool = False) 
     written = []
     for name, text in files.items():
         path = directory / name
-        write_text(path, text)
+        write_atomically(path, text)
         path.chmod(0o755)
         written.append(path)
     return written

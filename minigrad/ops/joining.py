@@ -67,7 +67,11 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, axis, dtype, *tensors):
         ctx.axis = axis
-        return Tensor(get_array_module(tensors[0]).stack([array_of(t, dtype) for t in tensors], axis=axis))
+        xp = get_array_module(tensors[0])
+        arrays = [t.array for t in tensors]
+        if axis == 0:  # ``array`` of equal-shape arrays is their stack, without a view of each first
+            return Tensor(xp.array(arrays, dtype=dtype.numpy))
+        return Tensor(xp.stack(arrays, axis=axis, dtype=dtype.numpy))
 
     @staticmethod
     def backward(ctx, grad):
@@ -105,7 +109,9 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     tensors = shape_checks.nonempty_tensor_list(tensors, "stack")
     checks.check_stack(tensors)
     axis = _normalize_dim(dim, tensors[0].ndim + 1)
-    return Stack.apply(axis, _dtypes.result_type(*tensors), *tensors)
+    # of one shape, they promote as their distinct dtypes do: one tensor of each decides
+    dtype = _dtypes.result_type(*{t.array.dtype: t for t in tensors}.values())
+    return Stack.apply(axis, dtype, *tensors)
 
 
 def hstack(tensors: Any) -> Tensor:

@@ -13,7 +13,7 @@ How each is computed:
   and the reflection Γ(x)Γ(1 − x) = π / sin(πx) below 1/2 (+∞ at the poles 0, −1, −2, …).
 - ψ and ψ⁽ⁿ⁾: the recurrence ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁾(x + 1) − (−1)ⁿ n! / x^{n+1} moves x above 10 (20 for
   n ≥ 1), where the asymptotic series (Bernoulli numbers) converges fast; below 0, ψ reflects:
-  ψ(x) = ψ(1 − x) − π / tan(πx), and ψ⁽¹⁾ likewise: ψ⁽¹⁾(x) = π² / sin²(πx) − ψ⁽¹⁾(1 − x).
+  ψ(x) = ψ(1 − x) − π cot(πx), and ψ⁽ⁿ⁾ as its n-th derivative (cot's derivatives are polynomials in cot).
 - erfinv: Giles' single-precision approximation as a first guess, then four Newton steps on erf
   (on erfc near ±1, where 1 − y keeps the digits that y has lost) with the Cody erf of ``elementwise.py``.
 """
@@ -148,36 +148,42 @@ def _polygamma_positive(xp: Any, n: int, x: Any) -> Any:
     return (-1) ** (n + 1) * (series + math.factorial(n) * steps)
 
 
+def _cot_derivative(n: int) -> list:
+    """The coefficients (lowest power first) of Pₙ with dⁿ/dxⁿ cot(πx) = πⁿ Pₙ(cot πx):
+    P₀(c) = c and, as d/dx cot(πx) = −π (1 + cot²), Pₖ₊₁(c) = −(1 + c²) Pₖ'(c)."""
+    p = [0, 1]
+    for _ in range(n):
+        derivative = [i * p[i] for i in range(1, len(p))]
+        p = [0] * (len(derivative) + 2)
+        for i, a in enumerate(derivative):
+            p[i] -= a
+            p[i + 2] -= a
+    return p
+
+
 def polygamma_array(xp: Any, n: int, x: Any) -> Any:
-    """ψ⁽ⁿ⁾(x) of a float64 array (n = 0: digamma)."""
+    """ψ⁽ⁿ⁾(x) of a float64 array (n = 0: digamma).
+
+    Below 0, the reflection ψ(1 − x) − ψ(x) = π cot(πx), differentiated n times:
+    ψ⁽ⁿ⁾(x) = (−1)ⁿ ψ⁽ⁿ⁾(1 − x) − π dⁿ/dxⁿ cot(πx), so one series serves every element.
+    """
     with ieee_results():
-        positive = xp.where(x > 0, x, 1.0)
+        reflected = xp.where(x > 0, x, 1.0 - x)
+        series = _digamma_positive(xp, reflected) if n == 0 else _polygamma_positive(xp, n, reflected)
+        # cot(πx) from r = x − round(x) (exact; tan has period π), by whichever end r is near, each
+        # keeping its digits: 1 / tan(πr) near the pole (r = 0), tan(π(½ − |r|)) near r = ±½
+        r = x - xp.round(x)
+        near_half = xp.copysign(xp.tan(math.pi * (0.5 - xp.abs(r))), r)
+        cot = xp.where(xp.abs(r) < 0.25, 1.0 / xp.tan(math.pi * r), near_half)
+        cot_derivative = xp.zeros(x.shape, dtype=_F64)
+        for coefficient in reversed(_cot_derivative(n)):
+            cot_derivative = cot_derivative * cot + float(coefficient)
+        out = xp.where(x > 0, series, (-1) ** n * series - math.pi ** (n + 1) * cot_derivative)
         pole = (x <= 0) & (x == xp.floor(x))
         if n == 0:
-            upper = _digamma_positive(xp, positive)
-            fraction = x - xp.trunc(x)  # ψ(x) = ψ(1 − x) − π / tan(π·frac(x)) below 0
-            mirrored = _digamma_positive(xp, xp.where(x <= 0, 1.0 - x, 1.0))
-            lower = mirrored - math.pi / xp.tan(math.pi * fraction)
-            out = xp.where(x > 0, upper, lower)
             out = xp.where(pole, math.nan, out)
             out = xp.where(x == 0, xp.where(xp.signbit(x), math.inf, -math.inf), out)  # ψ(±0) = ∓∞
             return xp.where(x == math.inf, math.inf, out)
-        upper = _polygamma_positive(xp, n, positive)
-        if n == 1:  # ψ⁽¹⁾(x) = π² / sin²(πx) − ψ⁽¹⁾(1 − x)
-            sin_pi = xp.sin(math.pi * (x - 2.0 * xp.floor(x / 2.0)))
-            mirrored = _polygamma_positive(xp, 1, xp.where(x <= 0, 1.0 - x, 1.0))
-            lower = math.pi ** 2 / (sin_pi * sin_pi) - mirrored
-        else:  # recurrence from below 0 (each step one term: for moderate x)
-            lowest = float(xp.min(x)) if x.size else 1.0
-            steps = int(min(-lowest, 1e4)) + 1 if lowest <= 0 else 0
-            shifted, total = x.copy(), xp.zeros(x.shape, dtype=_F64)
-            for _ in range(steps):
-                below = shifted <= 0
-                total = xp.where(below, total + 1.0 / shifted ** (n + 1), total)
-                shifted = xp.where(below, shifted + 1.0, shifted)
-            lower = _polygamma_positive(xp, n, xp.where(shifted > 0, shifted, 1.0)) + \
-                (-1) ** (n + 1) * math.factorial(n) * total
-        out = xp.where(x > 0, upper, lower)
         out = xp.where(pole, (-1) ** (n + 1) * math.inf, out)  # ±n!·ζ(n + 1, x) = ±∞ there
         return xp.where(x == math.inf, 0.0, out)
 

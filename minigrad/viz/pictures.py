@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy
 
+from minigrad.nn.functional import unfold
+from minigrad.nn.modules.utils import _pair
 from minigrad.tensor import Tensor
 from minigrad.viz._mpl import host_array, new_axes, pyplot
 
@@ -126,7 +128,6 @@ def im2col_matrix(x: Any, kernel_size: Any, stride: Any = 1, padding: Any = 0, d
     (C·kh·kw, L): ``columns`` is ``F.unfold``'s matrix, ``sources[r, l]`` the flat index
     into x (C, H, W) of the value at that place, or -1 where the window covers padding.
     """
-    from minigrad.nn.functional import unfold  # noqa: PLC0415 (nn is only needed here)
 
     values = host_array(x).astype(numpy.float64)
     if values.ndim == 2:
@@ -231,7 +232,3 @@ def show_im2col(x: Any, kernel_size: Any, stride: Any = 1, padding: Any = 0, dil
                     ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="black",
                                            linewidth=2))
     return figure
-
-
-def _pair(value: Any) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from minigrad import backend
+from minigrad._files import atomic_file
 from minigrad.autograd.grad_mode import is_grad_enabled, no_grad
 from minigrad.tensor import Tensor
 from minigrad.viz._mpl import pyplot
@@ -256,13 +257,11 @@ class Watch:
         a finished file over it) and return the path."""
         path = Path(path)
         figure = self.plot()
-        partial = path.with_name(f".{path.name}.partial")
         try:
-            figure.savefig(partial, format=path.suffix.lstrip(".") or "png")
-            os.replace(partial, path)
+            with atomic_file(path) as file:
+                figure.savefig(file, format=path.suffix.lstrip(".") or "png")
         finally:
             pyplot().close(figure)
-            partial.unlink(missing_ok=True)
         return path
 
     def _record_parameters_if_pending(self) -> None:

@@ -201,6 +201,51 @@ def test_special_functions_at_the_edges(name):
     assert (numpy.signbit(ours) == numpy.signbit(theirs))[~numpy.isnan(ours)].all()
 
 
+# digamma below 0, reflected (ψ(x) = ψ(1 − x) − π cot(πx)): far out, and beside the poles
+DIGAMMA_NEGATIVE = {
+    "float64": A([-1e6 + 0.5, -1e6 - 0.25, -123456.789, -1e15 - 0.5, -4503599627370495.5, -1e-8, -1 - 1e-9,
+                  -2 - 1e-7, -0.5, -2.5, -20.7]),
+    "float32": A([-1e6 + 0.5, -123456.79, -1e-6, -1 + 2.0 ** -20, -2 - 2.0 ** -19, -3 + 2.0 ** -21,
+                  -50 + 2.0 ** -17, -0.5, -2.5, -20.7], dtype=numpy.float32),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_digamma_of_large_negative_x_and_near_the_poles(dtype):
+    """Within 1e-13 in float64; in float32 PyTorch computes in float32 (a few ulps off, amplified
+    beside a pole), minigrad in float64 and rounds."""
+    points = DIGAMMA_NEGATIVE[dtype]
+    theirs = reference(lambda torch: torch.digamma(torch.tensor(points)), inputs={"points": points})
+    ours = to_numpy(mg.digamma(mg.tensor(points)))
+    numpy.testing.assert_allclose(ours, theirs, rtol=1e-13 if dtype == "float64" else 1e-5)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_polygamma_just_right_of_a_pole(n):
+    """Just right of a pole −m, PyTorch's 1 / tan(π·frac(x)) loses digits (ψ(−3 + 2⁻⁴⁰) is 4.6e-5 off).
+    The exact value: the recurrence ψ⁽ⁿ⁾(x) = ψ⁽ⁿ⁾(x + m) − (−1)ⁿ n! Σₖ₌₀^{m−1} 1/(x + k)^{n+1}
+    from PyTorch's ψ⁽ⁿ⁾ at x + m, a small positive number (each x + k is exact here)."""
+    points = A([-3 + 2.0 ** -40, -1 + 1e-9, -50 + 1e-6, -2.999999, -7.75])
+    m = -numpy.floor(points)
+    shifted = reference(lambda torch: torch.polygamma(n, torch.tensor(points + m)), inputs={"n": n})
+    terms = [numpy.where(k < m, 1.0 / (points + k) ** (n + 1), 0.0) for k in range(50)]
+    expected = shifted - (-1) ** n * math.factorial(n) * numpy.sum(terms, axis=0)
+    rtol = 1e-9 if n == 1 else 1e-13  # PyTorch's trigamma: about 1e-10 (test_trigamma_against_pytorch...)
+    numpy.testing.assert_allclose(to_numpy(mg.polygamma(n, mg.tensor(points))), expected, rtol=rtol)
+
+
+def test_polygamma_far_below_zero():
+    """ψ⁽ⁿ⁾ below 0 by reflection, at any distance: against PyTorch for n = 3 (its sum is accurate
+    there); for n = 2 at x = −N + ½, where cot's second derivative is 0 and so ψ⁽²⁾(x) = ψ⁽²⁾(1 − x)
+    (PyTorch's own sum loses digits far out: 1.5e-3 at −999999.5)."""
+    points = A([-2.5, -0.3, -20.7, -10000.5, -12345.5, -999999.5])
+    theirs = reference(lambda torch: torch.polygamma(3, torch.tensor(points)))
+    numpy.testing.assert_allclose(to_numpy(mg.polygamma(3, mg.tensor(points))), theirs, rtol=1e-13)
+    halves = A([-2.5, -10000.5, -12345.5, -999999.5])
+    mirrored = reference(lambda torch: torch.polygamma(2, torch.tensor(1 - halves)))
+    numpy.testing.assert_allclose(to_numpy(mg.polygamma(2, mg.tensor(halves))), mirrored, rtol=1e-14)
+
+
 def test_special_functions_over_a_wide_range():
     """lgamma, digamma over (−30, 30) and decades up to 1e300; erfinv over (−1, 1) and towards ±1."""
     rng = numpy.random.default_rng(0)

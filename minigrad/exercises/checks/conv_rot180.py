@@ -8,15 +8,12 @@ import minigrad.nn.functional as F
 from minigrad.exercises._grading import Wrong, autograd_grads, expect_close, expect_gradcheck, leaf, running
 from minigrad.exercises.checks._common import need
 from minigrad.exercises.checks._conv import CONFIGS, arrays, describe
+from minigrad.nn.modules.utils import _pair
 from minigrad.tensor import Tensor
 
 NAMES = ("rot180", "dilate_and_pad", "conv2d_grad_input", "conv2d_grad_weight", "Conv2dRot180")
 # what minigrad has built in and the student writes here: a solution may not call it
 BUILTINS = ("F.conv2d", "functional.conv2d", "conv2d_input", "conv2d_weight")
-
-
-def _pair(value: object) -> tuple:
-    return tuple(value) if isinstance(value, tuple) else (value, value)
 
 
 def _as_tensor(what: str, value: object) -> Tensor:

@@ -9,14 +9,11 @@ from minigrad.creation import tensor
 from minigrad.exercises._grading import expect_close, host, running
 from minigrad.exercises.checks._common import need
 from minigrad.exercises.checks._conv import CONFIGS, describe
+from minigrad.nn.modules.utils import _pair
 
 NAMES = ("im2col", "col2im")
 # what minigrad has built in and the student writes here: a solution may not call it
 BUILTINS = ("F.unfold", "F.fold", "functional.unfold", "functional.fold", "conv.im2col", "im2col.col2im")
-
-
-def _pair(value: object) -> tuple:
-    return tuple(value) if isinstance(value, tuple) else (value, value)
 
 
 def _geometry(w_shape: tuple, stride: object, padding: object, dilation: object) -> tuple:

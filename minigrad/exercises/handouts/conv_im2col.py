@@ -24,13 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 from minigrad.autograd import Function
+from minigrad.nn.modules.utils import _pair
 from minigrad.ops.conv.geometry import output_shape
 from minigrad.ops.conv.im2col import col2im, im2col
 from minigrad.tensor import Tensor
-
-
-def _pair(value: Any) -> tuple:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
 
 class Conv2dIm2col(Function):

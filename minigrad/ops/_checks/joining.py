@@ -88,7 +88,8 @@ def check_cat(tensors: list, axis: int) -> None:
 
 def check_stack(tensors: list) -> None:
     """The tensors have one shape."""
+    shape = tensors[0].array.shape
     for number, t in enumerate(tensors):
-        if t.shape != tensors[0].shape:
+        if t.array.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {number}")
