@@ -34,7 +34,7 @@ from typing import Any
 import numpy  # dtype metadata only (finfo, iinfo), never tensor data
 
 from minigrad import dtypes as _dtypes
-from minigrad.autograd.function import Function, move_retained_grad
+from minigrad.autograd.function import Function, rebase_history
 from minigrad.autograd.grad_mode import _GradMode, no_grad
 from minigrad.backend import get_array_module
 from minigrad.ops import indexing, strided
@@ -70,9 +70,7 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
     _check_result(a, result, op_name)
     _assign(a, result._array)
     if recording:
-        old_node, old_output_nr = a._grad_fn, a._output_nr
-        a._grad_fn, a._output_nr, a._requires_grad = result._grad_fn, result._output_nr, result._requires_grad
-        move_retained_grad(a, old_node, old_output_nr)
+        rebase_history(a, result._grad_fn, result._output_nr, result._requires_grad)
     a._bump_version(op_name)
     return a
 
@@ -135,23 +133,27 @@ def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[T
     _check_view_record(a, view)
     result = compute(_snapshot(a))
     _check_result(a, result, op_name)
+    write_to_view(a, result, op_name)
+    return a
+
+
+def write_to_view(a: Tensor, new_value: Tensor, op_name: str) -> None:
+    """The view ``a`` takes ``new_value`` (and its history) in place: its base takes a CopySlices
+    node (its old history, and ``new_value`` in the view's region), and ``a`` is made again from
+    the new base."""
+    view = a._view
     base = view.base
-    new_base = CopySlices.apply(base, result, view.fn)  # writes the result through the view
-    old_node, old_output_nr = base._grad_fn, base._output_nr
-    base._grad_fn, base._output_nr, base._requires_grad = new_base._grad_fn, 0, new_base._requires_grad
-    move_retained_grad(base, old_node, old_output_nr)
+    new_base = CopySlices.apply(base, new_value, view.fn)  # writes the new value through the view
+    rebase_history(base, new_base._grad_fn, 0, new_base._requires_grad)
     a._bump_version(op_name)
     _view_again(a, view)
-    return a
 
 
 def _view_again(a: Tensor, view: ViewInfo) -> None:
     base = view.base
     array = view.fn(base._array)
     new_view = strided.AsStrided.apply(base, *strided.layouts(base._array, array), lambda: array)
-    old_node, old_output_nr = a._grad_fn, a._output_nr
-    a._grad_fn, a._output_nr, a._requires_grad = new_view._grad_fn, 0, new_view._requires_grad
-    move_retained_grad(a, old_node, old_output_nr)
+    rebase_history(a, new_view._grad_fn, 0, new_view._requires_grad)
     view.version = a._version
 
 
