@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import threading
 import traceback
 import weakref
 from typing import Any
@@ -29,16 +28,6 @@ BUILTIN_PACKAGES = ("minigrad.ops.", "minigrad.autograd.")
 
 _sequence = itertools.count()  # creation order of nodes; backward runs newest first
 _LEAF_PRIORITY = float("inf")
-
-
-class _AnomalyMode(threading.local):
-    """This thread's anomaly mode, set by ``detect_anomaly`` (per thread, as minigrad's SPEC settles;
-    PyTorch 2.13 keeps it for the whole process: docs/compatibility.md)."""
-
-    enabled = False
-
-
-_Anomaly = _AnomalyMode()
 
 
 class _Profiling:
@@ -443,7 +432,7 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     ctx._grad_positions = positions
     ctx._num_inputs = len(args)
     ctx._sequence_nr = next(_sequence)
-    if _Anomaly.enabled:
+    if _GradMode.anomaly:
         ctx._trace = traceback.extract_stack()[:-3]
 
     is_tuple = isinstance(outputs, tuple)
