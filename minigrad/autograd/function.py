@@ -491,7 +491,7 @@ def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> Non
 
     new_value = tensor._alias()
     new_value._grad_fn, new_value._output_nr, new_value._requires_grad = ctx, output_nr, True
-    inplace.write_to_view(tensor, new_value, ctx.name())
+    inplace.write_to_view(tensor, tensor._view, new_value, ctx.name())
     ctx._dirty_bumped = True
 
 

@@ -133,15 +133,14 @@ def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[T
     _check_view_record(a, view)
     result = compute(_snapshot(a))
     _check_result(a, result, op_name)
-    write_to_view(a, result, op_name)
+    write_to_view(a, view, result, op_name)
     return a
 
 
-def write_to_view(a: Tensor, new_value: Tensor, op_name: str) -> None:
+def write_to_view(a: Tensor, view: ViewInfo, new_value: Tensor, op_name: str) -> None:
     """The view ``a`` takes ``new_value`` (and its history) in place: its base takes a CopySlices
     node (its old history, and ``new_value`` in the view's region), and ``a`` is made again from
     the new base."""
-    view = a._view
     base = view.base
     new_base = CopySlices.apply(base, new_value, view.fn)  # writes the new value through the view
     rebase_history(base, new_base._grad_fn, 0, new_base._requires_grad)
