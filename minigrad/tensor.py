@@ -582,18 +582,6 @@ class Tensor:
         """Windows of ``size`` elements ``step`` apart along ``dimension``, in a new last dim (a view)."""
         return strided.unfold(self, dimension, size, step)
 
-    def squeeze_(self, dim: Any = None) -> Tensor:
-        return strided.squeeze_(self, dim)
-
-    def unsqueeze_(self, dim: _int) -> Tensor:
-        return strided.unsqueeze_(self, dim)
-
-    def t_(self) -> Tensor:
-        return strided.t_(self)
-
-    def transpose_(self, dim0: _int, dim1: _int) -> Tensor:
-        return strided.transpose_(self, dim0, dim1)
-
     # --- arithmetic operators -----------------------------------------------------------
 
     def __add__(self, other: Any) -> Tensor:
@@ -669,49 +657,6 @@ class Tensor:
     def __itruediv__(self, other: Any) -> Tensor:
         return self.div_(other)
 
-    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return inplace.apply(self, "add_", lambda t: arithmetic.add(t, other, alpha=alpha), other)
-
-    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
-        return inplace.apply(self, "sub_", lambda t: arithmetic.sub(t, other, alpha=alpha), other)
-
-    def mul_(self, other: Any) -> Tensor:
-        return inplace.apply(self, "mul_", lambda t: arithmetic.mul(t, other), other)
-
-    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
-        return inplace.apply(self, "div_", lambda t: arithmetic.div(t, other, rounding_mode=rounding_mode),
-                             other)
-
-    def pow_(self, exponent: Any) -> Tensor:
-        return inplace.apply(self, "pow_", lambda t: arithmetic.pow(t, exponent), exponent)
-
-    def neg_(self) -> Tensor:
-        return inplace.apply(self, "neg_", arithmetic.neg)
-
-    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
-        return inplace.apply(self, "clamp_", lambda t: rounding.clamp(t, min, max), min, max)
-
-    def relu_(self) -> Tensor:
-        return inplace.apply(self, "relu_", activations.relu)
-
-    def abs_(self) -> Tensor:
-        return inplace.apply(self, "abs_", elementwise.abs)
-
-    def exp_(self) -> Tensor:
-        return inplace.apply(self, "exp_", elementwise.exp)
-
-    def log_(self) -> Tensor:
-        return inplace.apply(self, "log_", elementwise.log)
-
-    def sqrt_(self) -> Tensor:
-        return inplace.apply(self, "sqrt_", elementwise.sqrt)
-
-    def sigmoid_(self) -> Tensor:
-        return inplace.apply(self, "sigmoid_", activations.sigmoid)
-
-    def tanh_(self) -> Tensor:
-        return inplace.apply(self, "tanh_", activations.tanh)
-
     def copy_(self, source: Any) -> Tensor:
         return inplace.apply(self, "copy_", lambda t: conversion.copy_into(t, source), source)
 
@@ -730,16 +675,6 @@ class Tensor:
     def random_(self, *bounds: _int | None, generator: Any = None) -> Tensor:
         """Integers uniform in [0, to) for ``random_(to)``, in [from, to) for ``random_(from, to)``."""
         return inplace.fill_random_integers(self, bounds, generator)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        inplace.setitem(self, key, value)
-
-    def scatter_(self, dim: _int, index: Tensor, src: Any = None, *, value: Any = None,
-                 reduce: str | None = None) -> Tensor:
-        return scatter_ops.scatter_(self, dim, index, src, value=value, reduce=reduce)
-
-    def scatter_add_(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
-        return scatter_ops.scatter_add_(self, dim, index, src)
 
     # --- comparisons (bool tensors, no gradient) ----------------------------------------
 
@@ -825,6 +760,11 @@ class Tensor:
     def __invert__(self) -> Tensor:
         return comparison.invert(self)
 
+    def bitwise_not(self) -> Tensor:
+        return comparison.bitwise_not(self)
+
+    bitwise_and, bitwise_or, bitwise_xor = __and__, __or__, __xor__
+
     def eq(self, other: Any) -> Tensor:
         return comparison.eq(self, other)
 
@@ -866,14 +806,27 @@ class Tensor:
     def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return arithmetic.add(self, other, alpha=alpha)
 
+    def add_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "add_", lambda t: arithmetic.add(t, other, alpha=alpha), other)
+
     def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
         return arithmetic.sub(self, other, alpha=alpha)
+
+    def sub_(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "sub_", lambda t: arithmetic.sub(t, other, alpha=alpha), other)
 
     def mul(self, other: Any) -> Tensor:
         return arithmetic.mul(self, other)
 
+    def mul_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "mul_", lambda t: arithmetic.mul(t, other), other)
+
     def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         return arithmetic.div(self, other, rounding_mode=rounding_mode)
+
+    def div_(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        return inplace.apply(self, "div_", lambda t: arithmetic.div(t, other, rounding_mode=rounding_mode),
+                             other)
 
     def true_divide(self, other: Any) -> Tensor:
         return arithmetic.div(self, other)
@@ -890,20 +843,38 @@ class Tensor:
     def pow(self, exponent: Any) -> Tensor:
         return arithmetic.pow(self, exponent)
 
+    def pow_(self, exponent: Any) -> Tensor:
+        return inplace.apply(self, "pow_", lambda t: arithmetic.pow(t, exponent), exponent)
+
     def neg(self) -> Tensor:
         return arithmetic.neg(self)
+
+    def neg_(self) -> Tensor:
+        return inplace.apply(self, "neg_", arithmetic.neg)
 
     def abs(self) -> Tensor:
         return elementwise.abs(self)
 
+    def abs_(self) -> Tensor:
+        return inplace.apply(self, "abs_", elementwise.abs)
+
     def exp(self) -> Tensor:
         return elementwise.exp(self)
+
+    def exp_(self) -> Tensor:
+        return inplace.apply(self, "exp_", elementwise.exp)
 
     def log(self) -> Tensor:
         return elementwise.log(self)
 
+    def log_(self) -> Tensor:
+        return inplace.apply(self, "log_", elementwise.log)
+
     def sqrt(self) -> Tensor:
         return elementwise.sqrt(self)
+
+    def sqrt_(self) -> Tensor:
+        return inplace.apply(self, "sqrt_", elementwise.sqrt)
 
     def sin(self) -> Tensor:
         return elementwise.sin(self)
@@ -914,14 +885,26 @@ class Tensor:
     def tanh(self) -> Tensor:
         return activations.tanh(self)
 
+    def tanh_(self) -> Tensor:
+        return inplace.apply(self, "tanh_", activations.tanh)
+
     def sigmoid(self) -> Tensor:
         return activations.sigmoid(self)
+
+    def sigmoid_(self) -> Tensor:
+        return inplace.apply(self, "sigmoid_", activations.sigmoid)
 
     def relu(self) -> Tensor:
         return activations.relu(self)
 
+    def relu_(self) -> Tensor:
+        return inplace.apply(self, "relu_", activations.relu)
+
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         return rounding.clamp(self, min, max)
+
+    def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 (PyTorch's names)
+        return inplace.apply(self, "clamp_", lambda t: rounding.clamp(t, min, max), min, max)
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
         """``self`` where ``condition`` holds, else ``other`` (as ``mg.where(condition, self, other)``)."""
@@ -942,6 +925,9 @@ class Tensor:
     @numpy_keywords
     def mean(self, dim: Any = ALL_DIMS, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
         return reduction.mean(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim: Any = None, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
+        return statistics.nanmean(self, dim, keepdim, dtype=dtype)
 
     @numpy_keywords
     def var(self, dim: Any = None, unbiased: Any = None, keepdim: _bool = False, *,
@@ -969,6 +955,9 @@ class Tensor:
     def amin(self, dim: Any = (), keepdim: _bool = False) -> Tensor:
         return extremes.amin(self, dim, keepdim)
 
+    def aminmax(self, *, dim: _int | None = None, keepdim: _bool = False) -> Any:
+        return statistics.aminmax(self, dim=dim, keepdim=keepdim)
+
     @numpy_keywords
     def argmax(self, dim: Any = None, keepdim: _bool = False) -> Tensor:
         return extremes.argmax(self, dim, keepdim)
@@ -989,6 +978,18 @@ class Tensor:
     def sign(self) -> Tensor:
         return rounding.sign(self)
 
+    def sgn(self) -> Tensor:
+        return pointwise.sgn(self)
+
+    def sgn_(self) -> Tensor:
+        return inplace.apply(self, "sgn_", pointwise.sgn)
+
+    def signbit(self) -> Tensor:
+        return pointwise.signbit(self)
+
+    def heaviside(self, values: Tensor) -> Tensor:
+        return pointwise.heaviside(self, values)
+
     def round(self, *, decimals: _int = 0) -> Tensor:
         return rounding.round(self, decimals=decimals)
 
@@ -1000,6 +1001,18 @@ class Tensor:
 
     def trunc(self) -> Tensor:
         return rounding.trunc(self)
+
+    def frac(self) -> Tensor:
+        return pointwise.frac(self)
+
+    def frac_(self) -> Tensor:
+        return inplace.apply(self, "frac_", pointwise.frac)
+
+    def fmod(self, other: Any) -> Tensor:
+        return pointwise.fmod(self, other)
+
+    def fmod_(self, other: Any) -> Tensor:
+        return inplace.apply(self, "fmod_", lambda t: pointwise.fmod(t, other), other)
 
     def log1p(self) -> Tensor:
         return elementwise.log1p(self)
@@ -1048,6 +1061,30 @@ class Tensor:
     def erf(self) -> Tensor:
         return elementwise.erf(self)
 
+    def erfinv(self) -> Tensor:
+        return special.erfinv(self)
+
+    def erfinv_(self) -> Tensor:
+        return inplace.apply(self, "erfinv_", special.erfinv)
+
+    def lgamma(self) -> Tensor:
+        return special.lgamma(self)
+
+    def lgamma_(self) -> Tensor:
+        return inplace.apply(self, "lgamma_", special.lgamma)
+
+    def digamma(self) -> Tensor:
+        return special.digamma(self)
+
+    def digamma_(self) -> Tensor:
+        return inplace.apply(self, "digamma_", special.digamma)
+
+    def polygamma(self, n: _int) -> Tensor:
+        return special.polygamma(n, self)
+
+    def polygamma_(self, n: _int) -> Tensor:
+        return inplace.apply(self, "polygamma_", lambda t: special.polygamma(n, t))
+
     def clamp_min(self, min: Any) -> Tensor:  # noqa: A002
         return rounding.clamp_min(self, min)
 
@@ -1060,6 +1097,23 @@ class Tensor:
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
         return elementwise.lerp(self, end, weight)
+
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcmul_(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        return pointwise.addcdiv_(self, tensor1, tensor2, value=value)
+
+    def apply_(self, callable: Callable[[Any], Any]) -> Tensor:  # noqa: A002 (PyTorch's name)
+        """Replace each element x by ``callable(x)`` (a Python function of a number), in place; CPU only
+        and slow (one Python call per element), as in PyTorch."""
+        return pointwise.apply_(self, callable)
 
     def isinf(self) -> Tensor:
         return comparison.isinf(self)
@@ -1075,6 +1129,25 @@ class Tensor:
     def cumsum(self, dim: _int, *, dtype: Any = None) -> Tensor:
         return scan.cumsum(self, dim, dtype=dtype)
 
+    def cumprod(self, dim: _int, *, dtype: Any = None) -> Tensor:
+        return scan.cumprod(self, dim, dtype=dtype)
+
+    def cumprod_(self, dim: _int, *, dtype: Any = None) -> Tensor:
+        return inplace.apply(self, "cumprod_", lambda t: scan.cumprod(t, dim, dtype=dtype))
+
+    def cummax(self, dim: _int) -> Any:
+        return scan.cummax(self, dim)
+
+    def cummin(self, dim: _int) -> Any:
+        return scan.cummin(self, dim)
+
+    def logcumsumexp(self, dim: _int) -> Tensor:
+        return scan.logcumsumexp(self, dim)
+
+    def diff(self, n: _int = 1, dim: _int = -1, prepend: Tensor | None = None,
+             append: Tensor | None = None) -> Tensor:
+        return scan.diff(self, n, dim, prepend, append)
+
     @numpy_keywords
     def logsumexp(self, dim: Any, keepdim: _bool = False) -> Tensor:
         return extremes.logsumexp(self, dim, keepdim)
@@ -1084,6 +1157,12 @@ class Tensor:
 
     def dot(self, other: Tensor) -> Tensor:
         return linalg.dot(self, other)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        return matrices.vdot(self, other)
+
+    def inner(self, other: Tensor) -> Tensor:
+        return matrices.inner(self, other)
 
     def outer(self, vec2: Tensor) -> Tensor:
         return linalg.outer(self, vec2)
@@ -1123,6 +1202,21 @@ class Tensor:
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
         return linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return matrices.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "addmv_", lambda t: matrices.addmv(t, mat, vec, beta=beta, alpha=alpha),
+                             mat, vec)
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return matrices.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return inplace.apply(self, "baddbmm_",
+                             lambda t: matrices.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha),
+                             batch1, batch2)
+
     def matmul(self, other: Tensor) -> Tensor:
         return linalg.matmul(self, other)
 
@@ -1132,11 +1226,29 @@ class Tensor:
     def matrix_power(self, n: _int) -> Tensor:
         return linalg.matrix_power(self, n)
 
+    def trace(self) -> Tensor:
+        return matrices.trace(self)
+
+    def det(self) -> Tensor:
+        return matrices.det(self)
+
+    def inverse(self) -> Tensor:
+        return matrices.inverse(self)
+
+    def cross(self, other: Tensor, dim: _int | None = None) -> Tensor:
+        return matrices.cross(self, other, dim)
+
     def t(self) -> Tensor:
         return shape_ops.t(self)
 
+    def t_(self) -> Tensor:
+        return strided.t_(self)
+
     def transpose(self, dim0: _int, dim1: _int) -> Tensor:
         return shape_ops.transpose(self, dim0, dim1)
+
+    def transpose_(self, dim0: _int, dim1: _int) -> Tensor:
+        return strided.transpose_(self, dim0, dim1)
 
     def permute(self, *dims: Any) -> Tensor:
         return shape_ops.permute(self, *dims)
@@ -1160,9 +1272,15 @@ class Tensor:
     def squeeze(self, dim: Any = None) -> Tensor:
         return shape_ops.squeeze(self, dim)
 
+    def squeeze_(self, dim: Any = None) -> Tensor:
+        return strided.squeeze_(self, dim)
+
     @numpy_keywords
     def unsqueeze(self, dim: _int) -> Tensor:
         return shape_ops.unsqueeze(self, dim)
+
+    def unsqueeze_(self, dim: _int) -> Tensor:
+        return strided.unsqueeze_(self, dim)
 
     def expand(self, *sizes: Any) -> Tensor:
         return shape_ops.expand(self, *sizes)
@@ -1211,6 +1329,15 @@ class Tensor:
                           output_size: _int | None = None) -> Tensor:
         return rearrange.repeat_interleave(self, repeats, dim, output_size=output_size)
 
+    def tile(self, *dims: Any) -> Tensor:
+        return arrange.tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
+
+    def rot90(self, k: _int = 1, dims: Any = (0, 1)) -> Tensor:
+        return arrange.rot90(self, k, dims)
+
+    def kron(self, other: Tensor) -> Tensor:
+        return arrange.kron(self, other)
+
     def index_select(self, dim: _int, index: Tensor) -> Tensor:
         return selection.index_select(self, dim, index)
 
@@ -1223,11 +1350,11 @@ class Tensor:
     def tril(self, diagonal: _int = 0) -> Tensor:
         return selection.tril(self, diagonal)
 
-    def triu(self, diagonal: _int = 0) -> Tensor:
-        return selection.triu(self, diagonal)
-
     def tril_(self, diagonal: _int = 0) -> Tensor:
         return inplace.apply(self, "tril_", lambda t: selection.tril(t, diagonal))
+
+    def triu(self, diagonal: _int = 0) -> Tensor:
+        return selection.triu(self, diagonal)
 
     def triu_(self, diagonal: _int = 0) -> Tensor:
         return inplace.apply(self, "triu_", lambda t: selection.triu(t, diagonal))
@@ -1244,6 +1371,26 @@ class Tensor:
     def topk(self, k: _int, dim: _int = -1, largest: _bool = True, sorted: _bool = True) -> Any:  # noqa: A002
         return sorting.topk(self, k, dim, largest, sorted)
 
+    def kthvalue(self, k: _int, dim: _int = -1, keepdim: _bool = False) -> Any:
+        return statistics.kthvalue(self, k, dim, keepdim)
+
+    def median(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
+        return statistics.median(self, dim, keepdim)
+
+    def nanmedian(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
+        return statistics.nanmedian(self, dim, keepdim)
+
+    def mode(self, dim: _int = -1, keepdim: _bool = False) -> Any:
+        return statistics.mode(self, dim, keepdim)
+
+    def quantile(self, q: Any, dim: _int | None = None, keepdim: _bool = False, *,
+                 interpolation: str = "linear") -> Tensor:
+        return statistics.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q: Any, dim: _int | None = None, keepdim: _bool = False, *,
+                    interpolation: str = "linear") -> Tensor:
+        return statistics.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
     # --- sampling and counting (minigrad.ops.sampling / histogram) ------------------------------
 
     def multinomial(self, num_samples: _int, replacement: _bool = False, *, generator: Any = None) -> Tensor:
@@ -1255,6 +1402,26 @@ class Tensor:
     def histogram(self, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
                   density: _bool = False) -> Any:
         return histogram_ops.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def unique(self, sorted: _bool = True, return_inverse: _bool = False, return_counts: _bool = False,  # noqa: A002
+               dim: _int | None = None) -> Any:
+        return counting.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse: _bool = False, return_counts: _bool = False,
+                           dim: _int | None = None) -> Any:
+        return counting.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, weights: Tensor | None = None, minlength: _int = 0) -> Tensor:
+        return counting.bincount(self, weights, minlength)
+
+    def count_nonzero(self, dim: Any = None) -> Tensor:
+        return counting.count_nonzero(self, dim)
+
+    def nonzero(self, *, as_tuple: _bool = False) -> Any:
+        return comparison.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self) -> Tensor:
+        return counting.argwhere(self)
 
     # --- new tensors with this one's dtype and device (unless given) ---------------------------
 
@@ -1286,8 +1453,13 @@ class Tensor:
         """A copy of ``data`` (cut from any graph) with this tensor's dtype and device unless given."""
         return creation.tensor(data, **self._new_options(dtype, device, requires_grad))
 
+    # --- elements by index: read, written, scattered (minigrad.ops: indexing, scatter, masking) ---
+
     def __getitem__(self, key: Any) -> Tensor:
         return indexing.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        inplace.setitem(self, key, value)
 
     def gather(self, dim: _int, index: Tensor, *, sparse_grad: _bool = False) -> Tensor:
         """``out[i][j] = self[index[i][j]][j]`` for dim 0, ``self[i][index[i][j]]`` for dim 1."""
@@ -1298,81 +1470,36 @@ class Tensor:
         """A copy with ``out[index[i][j]][j] = src[i][j]`` for dim 0 (or ``= value``)."""
         return scatter_ops.scatter(self, dim, index, src, value=value, reduce=reduce)
 
+    def scatter_(self, dim: _int, index: Tensor, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Tensor:
+        return scatter_ops.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
     def scatter_add(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
         """A copy with ``out[index[i][j]][j] += src[i][j]`` for dim 0 (repeated indices add up)."""
         return scatter_ops.scatter_add(self, dim, index, src)
 
+    def scatter_add_(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
+        return scatter_ops.scatter_add_(self, dim, index, src)
 
-    # --- issue 29's math and selection (minigrad.ops: scan, statistics, counting, arrange, masking,
-    # matrices, pointwise, special, scatter_reduce) ------------------------------------------------
+    def scatter_reduce(self, dim: _int, index: Tensor, src: Tensor, reduce: str, *,
+                       include_self: _bool = True) -> Tensor:
+        return scatter_reduce_ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
 
-    def cumprod(self, dim: _int, *, dtype: Any = None) -> Tensor:
-        return scan.cumprod(self, dim, dtype=dtype)
+    def scatter_reduce_(self, dim: _int, index: Tensor, src: Tensor, reduce: str, *,
+                        include_self: _bool = True) -> Tensor:
+        return scatter_reduce_ops.scatter_reduce_(self, dim, index, src, reduce, include_self=include_self)
 
-    def cummax(self, dim: _int) -> Any:
-        return scan.cummax(self, dim)
+    def index_put(self, indices: Any, values: Tensor, accumulate: _bool = False) -> Tensor:
+        return masking.index_put(self, indices, values, accumulate)
 
-    def cummin(self, dim: _int) -> Any:
-        return scan.cummin(self, dim)
+    def index_put_(self, indices: Any, values: Tensor, accumulate: _bool = False) -> Tensor:
+        return masking.index_put_(self, indices, values, accumulate)
 
-    def logcumsumexp(self, dim: _int) -> Tensor:
-        return scan.logcumsumexp(self, dim)
+    def index_fill(self, dim: _int, index: Tensor, value: Any) -> Tensor:
+        return masking.index_fill(self, dim, index, value)
 
-    def diff(self, n: _int = 1, dim: _int = -1, prepend: Tensor | None = None,
-             append: Tensor | None = None) -> Tensor:
-        return scan.diff(self, n, dim, prepend, append)
-
-    def median(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
-        return statistics.median(self, dim, keepdim)
-
-    def nanmedian(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
-        return statistics.nanmedian(self, dim, keepdim)
-
-    def kthvalue(self, k: _int, dim: _int = -1, keepdim: _bool = False) -> Any:
-        return statistics.kthvalue(self, k, dim, keepdim)
-
-    def mode(self, dim: _int = -1, keepdim: _bool = False) -> Any:
-        return statistics.mode(self, dim, keepdim)
-
-    def quantile(self, q: Any, dim: _int | None = None, keepdim: _bool = False, *,
-                 interpolation: str = "linear") -> Tensor:
-        return statistics.quantile(self, q, dim, keepdim, interpolation=interpolation)
-
-    def nanquantile(self, q: Any, dim: _int | None = None, keepdim: _bool = False, *,
-                    interpolation: str = "linear") -> Tensor:
-        return statistics.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
-
-    def nanmean(self, dim: Any = None, keepdim: _bool = False, *, dtype: Any = None) -> Tensor:
-        return statistics.nanmean(self, dim, keepdim, dtype=dtype)
-
-    def aminmax(self, *, dim: _int | None = None, keepdim: _bool = False) -> Any:
-        return statistics.aminmax(self, dim=dim, keepdim=keepdim)
-
-    def unique(self, sorted: _bool = True, return_inverse: _bool = False, return_counts: _bool = False,  # noqa: A002
-               dim: _int | None = None) -> Any:
-        return counting.unique(self, sorted, return_inverse, return_counts, dim)
-
-    def unique_consecutive(self, return_inverse: _bool = False, return_counts: _bool = False,
-                           dim: _int | None = None) -> Any:
-        return counting.unique_consecutive(self, return_inverse, return_counts, dim)
-
-    def bincount(self, weights: Tensor | None = None, minlength: _int = 0) -> Tensor:
-        return counting.bincount(self, weights, minlength)
-
-    def count_nonzero(self, dim: Any = None) -> Tensor:
-        return counting.count_nonzero(self, dim)
-
-    def argwhere(self) -> Tensor:
-        return counting.argwhere(self)
-
-    def tile(self, *dims: Any) -> Tensor:
-        return arrange.tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
-
-    def rot90(self, k: _int = 1, dims: Any = (0, 1)) -> Tensor:
-        return arrange.rot90(self, k, dims)
-
-    def kron(self, other: Tensor) -> Tensor:
-        return arrange.kron(self, other)
+    def index_fill_(self, dim: _int, index: Tensor, value: Any) -> Tensor:
+        return masking.index_fill_(self, dim, index, value)
 
     def masked_select(self, mask: Tensor) -> Tensor:
         return masking.masked_select(self, mask)
@@ -1386,148 +1513,14 @@ class Tensor:
     def take(self, index: Tensor) -> Tensor:
         return masking.take(self, index)
 
-    def nonzero(self, *, as_tuple: _bool = False) -> Any:
-        return comparison.nonzero(self, as_tuple=as_tuple)
-
-    def index_put(self, indices: Any, values: Tensor, accumulate: _bool = False) -> Tensor:
-        return masking.index_put(self, indices, values, accumulate)
-
-    def index_put_(self, indices: Any, values: Tensor, accumulate: _bool = False) -> Tensor:
-        return masking.index_put_(self, indices, values, accumulate)
-
-    def select(self, dim: _int, index: _int) -> Tensor:
-        return masking.select(self, dim, index)
-
-    def index_fill(self, dim: _int, index: Tensor, value: Any) -> Tensor:
-        return masking.index_fill(self, dim, index, value)
-
-    def index_fill_(self, dim: _int, index: Tensor, value: Any) -> Tensor:
-        return masking.index_fill_(self, dim, index, value)
-
-    def bitwise_not(self) -> Tensor:
-        return comparison.bitwise_not(self)
-
-    bitwise_and, bitwise_or, bitwise_xor = __and__, __or__, __xor__
-
-
-
-
     def put(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
         return masking.put(self, index, source, accumulate)
 
     def put_(self, index: Tensor, source: Tensor, accumulate: _bool = False) -> Tensor:
         return masking.put_(self, index, source, accumulate)
 
-    def scatter_reduce(self, dim: _int, index: Tensor, src: Tensor, reduce: str, *,
-                       include_self: _bool = True) -> Tensor:
-        return scatter_reduce_ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
-
-    def scatter_reduce_(self, dim: _int, index: Tensor, src: Tensor, reduce: str, *,
-                        include_self: _bool = True) -> Tensor:
-        return scatter_reduce_ops.scatter_reduce_(self, dim, index, src, reduce, include_self=include_self)
-
-    def fmod(self, other: Any) -> Tensor:
-        return pointwise.fmod(self, other)
-
-    def frac(self) -> Tensor:
-        return pointwise.frac(self)
-
-    def sgn(self) -> Tensor:
-        return pointwise.sgn(self)
-
-    def signbit(self) -> Tensor:
-        return pointwise.signbit(self)
-
-    def heaviside(self, values: Tensor) -> Tensor:
-        return pointwise.heaviside(self, values)
-
-    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        return pointwise.addcmul(self, tensor1, tensor2, value=value)
-
-    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        return pointwise.addcmul_(self, tensor1, tensor2, value=value)
-
-    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        return pointwise.addcdiv(self, tensor1, tensor2, value=value)
-
-    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        return pointwise.addcdiv_(self, tensor1, tensor2, value=value)
-
-    def lgamma(self) -> Tensor:
-        return special.lgamma(self)
-
-    def digamma(self) -> Tensor:
-        return special.digamma(self)
-
-    def polygamma(self, n: _int) -> Tensor:
-        return special.polygamma(n, self)
-
-    def erfinv(self) -> Tensor:
-        return special.erfinv(self)
-
-    def trace(self) -> Tensor:
-        return matrices.trace(self)
-
-    def det(self) -> Tensor:
-        return matrices.det(self)
-
-    def inverse(self) -> Tensor:
-        return matrices.inverse(self)
-
-    def cross(self, other: Tensor, dim: _int | None = None) -> Tensor:
-        return matrices.cross(self, other, dim)
-
-    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-        return matrices.addmv(self, mat, vec, beta=beta, alpha=alpha)
-
-    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-        return matrices.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
-
-    def vdot(self, other: Tensor) -> Tensor:
-        return matrices.vdot(self, other)
-
-    def inner(self, other: Tensor) -> Tensor:
-        return matrices.inner(self, other)
-
-    # in-place forms: the same functions, written back into this tensor (recorded as PyTorch's)
-
-    def cumprod_(self, dim: _int, *, dtype: Any = None) -> Tensor:
-        return inplace.apply(self, "cumprod_", lambda t: scan.cumprod(t, dim, dtype=dtype))
-
-    def fmod_(self, other: Any) -> Tensor:
-        return inplace.apply(self, "fmod_", lambda t: pointwise.fmod(t, other), other)
-
-    def frac_(self) -> Tensor:
-        return inplace.apply(self, "frac_", pointwise.frac)
-
-    def sgn_(self) -> Tensor:
-        return inplace.apply(self, "sgn_", pointwise.sgn)
-
-    def lgamma_(self) -> Tensor:
-        return inplace.apply(self, "lgamma_", special.lgamma)
-
-    def digamma_(self) -> Tensor:
-        return inplace.apply(self, "digamma_", special.digamma)
-
-    def polygamma_(self, n: _int) -> Tensor:
-        return inplace.apply(self, "polygamma_", lambda t: special.polygamma(n, t))
-
-    def erfinv_(self) -> Tensor:
-        return inplace.apply(self, "erfinv_", special.erfinv)
-
-    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-        return inplace.apply(self, "addmv_", lambda t: matrices.addmv(t, mat, vec, beta=beta, alpha=alpha),
-                             mat, vec)
-
-    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-        return inplace.apply(self, "baddbmm_",
-                             lambda t: matrices.baddbmm(t, batch1, batch2, beta=beta, alpha=alpha),
-                             batch1, batch2)
-
-    def apply_(self, callable: Callable[[Any], Any]) -> Tensor:  # noqa: A002 (PyTorch's name)
-        """Replace each element x by ``callable(x)`` (a Python function of a number), in place; CPU only
-        and slow (one Python call per element), as in PyTorch."""
-        return pointwise.apply_(self, callable)
+    def select(self, dim: _int, index: _int) -> Tensor:
+        return masking.select(self, dim, index)
 
 
 _LEGACY_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",

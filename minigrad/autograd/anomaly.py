@@ -10,7 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from minigrad.autograd.function import _Anomaly
+from minigrad.autograd.grad_mode import _GradMode
 
 
 class detect_anomaly:  # noqa: N801 (PyTorch's name)
@@ -26,11 +26,11 @@ class detect_anomaly:  # noqa: N801 (PyTorch's name)
                       "only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self) -> None:
-        self._previous = _Anomaly.enabled
-        _Anomaly.enabled = self.check_nan
+        self._previous = _GradMode.anomaly
+        _GradMode.anomaly = self.check_nan
 
     def __exit__(self, *exc_info: Any) -> None:
-        _Anomaly.enabled = self._previous
+        _GradMode.anomaly = self._previous
 
     def __call__(self, function: Any) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -48,15 +48,15 @@ class set_detect_anomaly:  # noqa: N801
     """
 
     def __init__(self, mode: bool, check_nan: bool = True):
-        self._previous = _Anomaly.enabled
-        _Anomaly.enabled = bool(mode) and check_nan
+        self._previous = _GradMode.anomaly
+        _GradMode.anomaly = bool(mode) and check_nan
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc_info: Any) -> None:
-        _Anomaly.enabled = self._previous
+        _GradMode.anomaly = self._previous
 
 
 def is_anomaly_enabled() -> bool:
-    return _Anomaly.enabled
+    return _GradMode.anomaly

@@ -27,7 +27,6 @@ from minigrad import dtypes as _dtypes
 from minigrad.autograd.function import (
     AccumulateGrad,
     Node,
-    _Anomaly,
     _Profiling,
     checked_hook_result,
     recorded_copy,
@@ -134,7 +133,7 @@ def _check_gradient(node: Node, index: int, grad: Any) -> Tensor:
     if grad._array.dtype != dtype:
         recorded = grad.requires_grad
         grad = grad.to(_dtypes.from_numpy_dtype(dtype)) if recorded else Tensor(grad._array.astype(dtype))
-    if _Anomaly.enabled:
+    if _GradMode.anomaly:
         _check_nan(node, index, grad)
     return grad
 

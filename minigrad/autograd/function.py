@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import threading
 import traceback
 import weakref
 from typing import Any
@@ -29,16 +28,6 @@ BUILTIN_PACKAGES = ("minigrad.ops.", "minigrad.autograd.")
 
 _sequence = itertools.count()  # creation order of nodes; backward runs newest first
 _LEAF_PRIORITY = float("inf")
-
-
-class _AnomalyMode(threading.local):
-    """This thread's anomaly mode, set by ``detect_anomaly`` (per thread, as minigrad's SPEC settles;
-    PyTorch 2.13 keeps it for the whole process: docs/compatibility.md)."""
-
-    enabled = False
-
-
-_Anomaly = _AnomalyMode()
 
 
 class _Profiling:
@@ -443,7 +432,7 @@ def _record(ctx: BackwardCFunction, args: tuple, needs_grad: tuple, outputs: Any
     ctx._grad_positions = positions
     ctx._num_inputs = len(args)
     ctx._sequence_nr = next(_sequence)
-    if _Anomaly.enabled:
+    if _GradMode.anomaly:
         ctx._trace = traceback.extract_stack()[:-3]
 
     is_tuple = isinstance(outputs, tuple)
@@ -493,45 +482,35 @@ def _check_dirty(ctx: BackwardCFunction, args: tuple, outputs: Any, recording: b
 
 
 def _record_dirty(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> None:
-    """A tensor changed in place by ``ctx``'s forward takes ``ctx`` as its history (its base too)."""
-    old_node, old_output_nr = tensor._grad_fn, tensor._output_nr
-    _record_dirty_history(ctx, tensor, output_nr)
-    move_retained_grad(tensor, old_node, old_output_nr)
-
-
-def _record_dirty_history(ctx: BackwardCFunction, tensor: Tensor, output_nr: int) -> None:
-    if tensor._base is not None and tensor._view is not None:
-        from minigrad.ops import inplace  # noqa: PLC0415 (ops build on this module)
-
-        new_value = tensor._alias()
-        new_value._grad_fn, new_value._output_nr, new_value._requires_grad = ctx, output_nr, True
-        view = tensor._view
-        new_base = inplace.CopySlices.apply(view.base, new_value, view.fn)
-        old_node, old_output_nr = view.base._grad_fn, view.base._output_nr
-        view.base._grad_fn, view.base._output_nr = new_base._grad_fn, 0
-        move_retained_grad(view.base, old_node, old_output_nr)
-        view.base._requires_grad = new_base._requires_grad
-        tensor._bump_version(ctx.name())
-        inplace._view_again(tensor, view)
-        ctx._dirty_bumped = True
+    """A tensor changed in place by ``ctx``'s forward takes ``ctx`` as its history; a view does so
+    through its base, as ``ops/inplace.py`` records any in-place change of a view."""
+    if tensor._base is None or tensor._view is None:
+        rebase_history(tensor, ctx, output_nr)
         return
-    tensor._grad_fn, tensor._output_nr, tensor._requires_grad = ctx, output_nr, True
+    from minigrad.ops import inplace  # noqa: PLC0415 (ops build on this module)
+
+    new_value = tensor._alias()
+    new_value._grad_fn, new_value._output_nr, new_value._requires_grad = ctx, output_nr, True
+    inplace.write_to_view(tensor, tensor._view, new_value, ctx.name())
+    ctx._dirty_bumped = True
 
 
-def move_retained_grad(tensor: Tensor, old_node: Any, old_output_nr: int) -> None:
-    """``tensor`` was changed in place and has a new node: its ``retain_grad`` moves there, so that
-    ``.grad`` is the gradient of the new value (PyTorch's rule), not of the value it replaced."""
+def rebase_history(tensor: Tensor, node: Any, output_nr: int, requires_grad: bool = True) -> None:
+    """``tensor`` was changed in place: its history is now output ``output_nr`` of ``node``. A
+    ``retain_grad`` moves to the new node, so that ``.grad`` is the gradient of the new value
+    (PyTorch's rule), not of the value it replaced."""
+    old_node, old_output_nr = tensor._grad_fn, tensor._output_nr
+    tensor._grad_fn, tensor._output_nr, tensor._requires_grad = node, output_nr, requires_grad
     retained = old_node._retained if old_node is not None else None
-    if not retained or tensor._grad_fn is old_node:
+    if not retained or node is old_node:
         return
     reference = retained.get(old_output_nr)
     if reference is None or reference() is not tensor:
         return
     del retained[old_output_nr]
-    node = tensor._grad_fn
     if node._retained is None:
         node._retained = {}
-    node._retained[tensor._output_nr] = weakref.ref(tensor)
+    node._retained[output_nr] = weakref.ref(tensor)
 
 
 def _bump_dirty_versions(ctx: BackwardCFunction) -> None:

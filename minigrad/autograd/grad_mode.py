@@ -2,6 +2,7 @@
 
 Grad mode and inference mode belong to a thread, as in PyTorch: ``no_grad`` in one thread does
 not stop another thread from recording, and a new thread starts recording, outside inference mode.
+Anomaly mode (``autograd/anomaly.py``) is kept beside them, per thread too.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ _F = TypeVar("_F", bound=Callable[..., Any])  # a decorated function keeps its s
 
 
 class _ThreadModes(threading.local):
-    """This thread's grad mode and inference mode (``threading.local``: each thread sees its own).
+    """This thread's grad mode, inference mode and anomaly mode (``threading.local``: each thread
+    sees its own; anomaly mode too, as minigrad's SPEC settles, where PyTorch 2.13 keeps it for the
+    whole process: docs/compatibility.md).
 
     The class attributes are what every thread starts with; a thread that sets one gets a value
     of its own and the others keep theirs. Read on every operation, it costs one attribute
@@ -30,9 +33,10 @@ class _ThreadModes(threading.local):
 
     enabled = True      # operations are recorded (``no_grad`` sets it False)
     inference = False   # inside ``inference_mode()``
+    anomaly = False     # inside ``detect_anomaly()`` (``autograd/anomaly.py``)
 
 
-_GradMode = _ThreadModes()  # read across the library as ``_GradMode.enabled``: this thread's grad mode
+_GradMode = _ThreadModes()  # read across the library as ``_GradMode.enabled``: this thread's modes
 
 
 def is_grad_enabled() -> bool:

@@ -308,7 +308,7 @@ class BackwardStepper:
 
     def _matcher(self, kind: Any) -> Callable[[Node], bool]:
         """A node test from a name prefix ('Convolution', 'AccumulateGrad') of the node's PyTorch name or of
-        its minigrad class (``max(dim)``'s node is 'MaxBackward0' of class 'MaxDimBackward0'), a
+        its minigrad class (``max(dim)``'s node is 'MaxBackward0' of class 'SelectAlongBackward0'), a
         parameter's name, a Node, a Function class, or a predicate."""
         if isinstance(kind, str):
             return lambda node: node.name().startswith(kind) or _class_name(node).startswith(kind) or (
@@ -392,5 +392,6 @@ class BackwardStepper:
 
 
 def _class_name(node: Node) -> str:
-    """The node's minigrad class ('MaxDimBackward0'), also where it bears PyTorch's name ('MaxBackward0')."""
+    """The node's minigrad class ('SelectAlongBackward0'), also where it bears PyTorch's name
+    ('MaxBackward0')."""
     return getattr(type(node), "_renamed_from", type(node)).__name__

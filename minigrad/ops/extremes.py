@@ -21,9 +21,10 @@ from minigrad.ops._util import (
 )
 from minigrad.ops.elementwise import Where
 from minigrad.ops.reduction import Sum, SumDims, _expand_back, _remember_shapes
-from minigrad.ops.shape import Unsqueeze
+from minigrad.ops.scatter import Scatter
 from minigrad.tensor import Tensor
 
+_INT64 = _dtypes.int64.numpy
 # PyTorch's node names: max() and min() of all elements are the second overloads of max and min.
 _AMAX_NODE_NAMES = {"amax": "AmaxBackward0", "amin": "AminBackward0", "max": "MaxBackward1",
                     "min": "MinBackward1"}
@@ -89,37 +90,47 @@ class AmaxBackward(Function):
         return grad_grad, None, None, None, None, None
 
 
-class MaxDim(Function):
-    """(values, indices) = max of a along one ``dim``; the gradient goes to the chosen index
-    (da = zeros with dvalues scattered to the indices along ``dim``)."""
+class SelectAlong(Function):
+    """(values, indices) = the elements ``pick`` chooses in every line along ``axis``: one for
+    ``max(dim)``, ``kthvalue``, ``median(dim)``, ``mode``; k for ``topk``; the line in order for ``sort``.
+
+    da = zeros with dvalues put back at indices (zeros.scatter(axis, indices, dvalues)). Each caller
+    names the node as PyTorch does (``MaxBackward0``, ``TopkBackward0``, ``MedianBackward1`` ...).
+    """
 
     @staticmethod
-    def forward(ctx, a, axis, keepdim, name):
-        array = a.array
-        if array.shape and array.shape[axis] == 0:
-            raise IndexError(checks.EMPTY_DIM.format(name, axis, list(array.shape)))
+    def forward(ctx, a, axis, keepdim, pick, name):
+        ctx._name = name
         xp = get_array_module(a)
-        arg = array.argmax(axis=axis) if name == "max" else array.argmin(axis=axis)
-        arg = xp.expand_dims(arg, axis) if array.ndim else arg
-        values = xp.take_along_axis(array, arg, axis=axis) if array.ndim else array.copy()
-        ctx.axis, ctx.keepdim, ctx.input_shape, ctx.index = axis, keepdim, array.shape, arg
-        ctx._name = "MaxBackward0" if name == "max" else "MinBackward0"
-        if not keepdim and array.ndim:
-            values, arg = values.squeeze(axis), arg.squeeze(axis)
-        indices = Tensor(arg.astype(_dtypes.int64.numpy, copy=False))
+        array = a.array.reshape(1) if a.ndim == 0 else a.array  # a 0-d tensor: a line of its one value
+        index = pick(xp, array, axis) if a.ndim else xp.zeros(1, dtype=_INT64)  # axis kept: the picks
+        index = index.astype(_INT64, copy=False)
+        values = xp.take_along_axis(array, index, axis=axis)
+        ctx.input_shape, ctx.axis, ctx.index, ctx.keepdim = a.shape, axis, index, keepdim
+        if a.ndim == 0 or not keepdim:  # one pick per line: its dimension goes
+            shape = tuple(n for d, n in enumerate(index.shape) if d != axis) if a.ndim else ()
+            values, index = values.reshape(shape), index.reshape(shape)
+        indices = Tensor(index)
         ctx.mark_non_differentiable(indices)
         return Tensor(values), indices
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        from minigrad.ops.scatter import Scatter  # noqa: PLC0415 (scatter builds on the shape ops)
-
-        if not ctx.input_shape:
-            return grad, None, None, None
+        if not ctx.input_shape:  # a 0-d tensor: its one value
+            return grad, None, None, None, None
         if not ctx.keepdim:
-            grad = Unsqueeze.apply(grad, ctx.index.shape)
+            grad = grad.unsqueeze(ctx.axis)
         zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
-        return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None
+        return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None, None
+
+
+def _first_max(xp: Any, array: Any, axis: int) -> Any:
+    """Where each line's maximum first is (its first NaN, if it has one), ``axis`` kept."""
+    return xp.expand_dims(array.argmax(axis=axis), axis)
+
+
+def _first_min(xp: Any, array: Any, axis: int) -> Any:
+    return xp.expand_dims(array.argmin(axis=axis), axis)
 
 
 def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
@@ -131,7 +142,11 @@ def _max_or_min(a: Tensor, dim: Any, keepdim: bool, name: str) -> Any:
         checks.check_all_dims(a, keepdim, name)
         return Amax.apply(a, None, False, name)
     checks.check_int_dim(dim, name)
-    values, indices = MaxDim.apply(a, checks.one_axis(dim, a.ndim), keepdim, name)
+    axis = checks.one_axis(dim, a.ndim)
+    if a.ndim and a.shape[axis] == 0:
+        raise IndexError(checks.EMPTY_DIM.format(name, axis, list(a.shape)))
+    pick, node_name = (_first_max, "MaxBackward0") if name == "max" else (_first_min, "MinBackward0")
+    values, indices = SelectAlong.apply(a, axis, keepdim, pick, node_name)
     return getattr(return_types, name)(values, indices)
 
 

@@ -11,7 +11,7 @@ storage, so changing ``v`` changes ``b`` too, and both must learn of it:
 
 1. the op is recorded on ``v``'s old value, giving ``new_v``;
 2. ``b`` takes a :class:`CopySlices` node with two inputs, its old history and ``new_v``;
-3. ``v`` becomes the view re-applied to the new ``b`` (:class:`AsStrided`).
+3. ``v`` becomes the view re-applied to the new ``b`` (``ops/strided.py``'s :class:`AsStrided`).
 
 Another view of ``b`` made *before* the change catches up when it is next used as an
 input (or its ``requires_grad``/``grad_fn`` is read): its version no longer matches the
@@ -34,10 +34,10 @@ from typing import Any
 import numpy  # dtype metadata only (finfo, iinfo), never tensor data
 
 from minigrad import dtypes as _dtypes
-from minigrad.autograd.function import Function, move_retained_grad
+from minigrad.autograd.function import Function, rebase_history
 from minigrad.autograd.grad_mode import _GradMode, no_grad
 from minigrad.backend import get_array_module
-from minigrad.ops import indexing
+from minigrad.ops import indexing, strided
 from minigrad.ops._util import ViewInfo, address_of, converted_scalar, product
 from minigrad.tensor import Tensor
 
@@ -70,9 +70,7 @@ def apply(a: Tensor, op_name: str, compute: Callable[[Tensor], Tensor], *others:
     _check_result(a, result, op_name)
     _assign(a, result._array)
     if recording:
-        old_node, old_output_nr = a._grad_fn, a._output_nr
-        a._grad_fn, a._output_nr, a._requires_grad = result._grad_fn, result._output_nr, result._requires_grad
-        move_retained_grad(a, old_node, old_output_nr)
+        rebase_history(a, result._grad_fn, result._output_nr, result._requires_grad)
     a._bump_version(op_name)
     return a
 
@@ -91,18 +89,20 @@ class CopySlices(Function):
     """b' = b with its view's region replaced by ``value`` (written into b's own storage).
 
     ``view_fn`` maps b's array to the view's. Backward:  db = dy with the view's region
-    set to zero (those elements of b were overwritten),  dvalue = view_fn(dy).
+    set to zero (those elements of b were overwritten),  dvalue = view_fn(dy), an as_strided of
+    dy laid out as b.
     """
 
     @staticmethod
     def forward(ctx, base, value, view_fn):
         write_through(base.array, view_fn, value.array)
-        ctx.view_fn = view_fn
+        ctx.view_fn, ctx.layouts = view_fn, strided.layouts(base.array, view_fn(base.array))
         return Tensor(base.array)
 
     @staticmethod
     def backward(ctx, grad):
-        grad_value = AsStrided.apply(grad, ctx.view_fn) if ctx.needs_input_grad[1] else None
+        grad_value = (strided.AsStrided.apply(grad, *ctx.layouts, lambda: ctx.view_fn(grad.array))
+                      if ctx.needs_input_grad[1] else None)
         grad_base = ZeroedView.apply(grad, ctx.view_fn) if ctx.needs_input_grad[0] else None
         return grad_base, grad_value, None
 
@@ -123,41 +123,6 @@ class ZeroedView(Function):
         return ZeroedView.apply(grad, ctx.view_fn), None
 
 
-class AsStrided(Function):
-    """y = view_fn(b): a view made again from its base's current history (PyTorch's name for it).
-
-    Backward: db = zeros with dy put back where the view's elements sit in b (added up
-    where an expanded view repeats an element).
-    """
-
-    @staticmethod
-    def forward(ctx, base, view_fn):
-        ctx.view_fn, ctx.base_shape = view_fn, base.array.shape
-        return Tensor(view_fn(base.array))
-
-    @staticmethod
-    def backward(ctx, grad):
-        return AsStridedBackward.apply(grad, ctx.view_fn, ctx.base_shape), None
-
-
-class AsStridedBackward(Function):
-    """AsStrided's backward, db = zeros of b's shape with dy added where the view's elements sit;
-    linear, with the view itself as its adjoint:  d(db)/d(dy) · v = view_fn(v)."""
-
-    @staticmethod
-    def forward(ctx, grad, view_fn, base_shape):
-        ctx.view_fn = view_fn
-        xp = get_array_module(grad)
-        g = grad.array
-        positions = _positions(view_fn, base_shape, xp)
-        sums = xp.bincount(positions, weights=g.reshape(-1).astype(xp.float64), minlength=product(base_shape))
-        return Tensor(sums.astype(g.dtype).reshape(base_shape))
-
-    @staticmethod
-    def backward(ctx, grad_grad):
-        return AsStrided.apply(grad_grad, ctx.view_fn), None, None
-
-
 def _positions(view_fn: Callable, base_shape: tuple, xp: Any) -> Any:
     """The flat index in the base of each element of the view: the view applied to 0, 1, ..., n-1."""
     return view_fn(xp.arange(product(base_shape)).reshape(base_shape)).reshape(-1)
@@ -168,21 +133,26 @@ def _apply_to_view(a: Tensor, view: ViewInfo, op_name: str, compute: Callable[[T
     _check_view_record(a, view)
     result = compute(_snapshot(a))
     _check_result(a, result, op_name)
-    base = view.base
-    new_base = CopySlices.apply(base, result, view.fn)  # writes the result through the view
-    old_node, old_output_nr = base._grad_fn, base._output_nr
-    base._grad_fn, base._output_nr, base._requires_grad = new_base._grad_fn, 0, new_base._requires_grad
-    move_retained_grad(base, old_node, old_output_nr)
-    a._bump_version(op_name)
-    _view_again(a, view)
+    write_to_view(a, view, result, op_name)
     return a
 
 
+def write_to_view(a: Tensor, view: ViewInfo, new_value: Tensor, op_name: str) -> None:
+    """The view ``a`` takes ``new_value`` (and its history) in place: its base takes a CopySlices
+    node (its old history, and ``new_value`` in the view's region), and ``a`` is made again from
+    the new base."""
+    base = view.base
+    new_base = CopySlices.apply(base, new_value, view.fn)  # writes the new value through the view
+    rebase_history(base, new_base._grad_fn, 0, new_base._requires_grad)
+    a._bump_version(op_name)
+    _view_again(a, view)
+
+
 def _view_again(a: Tensor, view: ViewInfo) -> None:
-    new_view = AsStrided.apply(view.base, view.fn)
-    old_node, old_output_nr = a._grad_fn, a._output_nr
-    a._grad_fn, a._output_nr, a._requires_grad = new_view._grad_fn, 0, new_view._requires_grad
-    move_retained_grad(a, old_node, old_output_nr)
+    base = view.base
+    array = view.fn(base._array)
+    new_view = strided.AsStrided.apply(base, *strided.layouts(base._array, array), lambda: array)
+    rebase_history(a, new_view._grad_fn, 0, new_view._requires_grad)
     view.version = a._version
 
 

@@ -17,7 +17,8 @@ from minigrad.backend import get_array_module
 from minigrad.ops import shape
 from minigrad.ops._checks import linalg as checks
 from minigrad.ops._util import as_operand, check_broadcast_shapes, first_tensor, product
-from minigrad.ops.matmul import Bmm, Dot, Mm, Mv, _transposed
+from minigrad.ops.linear import Linear
+from minigrad.ops.matmul import Bmm, Dot, Mm, Mv
 from minigrad.ops.shape import Expand, SqueezeDim_, UnsafeView, View, expand, reshape_to, reshaped
 from minigrad.performance import parallel
 from minigrad.tensor import Tensor
@@ -102,50 +103,53 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     return Bmm.apply(a, b)
 
 
-class Addmm(Function):
-    """C = β·input + α·(A @ B);   dinput = β dC,  dA = α dC Bᵀ,  dB = α Aᵀ dC  (β = 0 ignores input).
+class Addmm(Linear):
+    """C = β·input + α·(A @ B): ``nn.Linear``'s y = x Wᵀ + b (x = A, Wᵀ = B, b = input) with two
+    scale factors, and so Linear's gradients, scaled:  dA = α δ Bᵀ,  dB = α Aᵀ δ,  dinput = β δ.
 
-    ``nn.Linear`` on a batch is ``addmm(bias, x, W.t())``, as in PyTorch.
+    Its arguments are in Linear's order (A, B, input), with Linear's edges to input, A, B. β = 0
+    ignores input, so its nan and inf do not propagate (as in PyTorch).
     """
 
     @staticmethod
-    def forward(ctx, input, a, b, beta, alpha):  # noqa: A002 (PyTorch's name)
+    def forward(ctx, a, b, input, beta, alpha):  # noqa: A002 (PyTorch's name)
         ctx.save_for_backward(a, b)
         ctx.beta, ctx.alpha = beta, alpha
-        product = parallel.matmul(a.array, b.array)
-        if alpha != 1:
-            product = product * alpha
-        if beta == 0:  # PyTorch: input is ignored, so its nan and inf do not propagate
-            return Tensor(product.astype(a.array.dtype, copy=False))
-        if beta == 1 and input.dtype is a.dtype:
-            product += input.array  # a fresh array of the output's shape: add in place
-            return Tensor(product)
-        scaled = input.array if beta == 1 else input.array * beta
-        return Tensor((scaled + product).astype(a.array.dtype, copy=False))
+        ctx.bias_is_vector = False  # Linear's db is then δ, which the engine sums to input's shape
+        return scaled_sum(input, beta, parallel.matmul(a.array, b.array), alpha)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        grad_input = grad_a = grad_b = None
-        if ctx.needs_input_grad[0]:
-            grad_input = _scaled(grad, ctx.beta)  # the engine sums it to input's shape
-        if ctx.needs_input_grad[1]:
-            grad_a = _scaled(Mm.apply(grad, _transposed(b)), ctx.alpha)
-        if ctx.needs_input_grad[2]:
-            # (Aᵀ dC) computed as (dCᵀ A)ᵀ: when B is Wᵀ (nn.Linear), the transpose back to W's
-            # layout is then contiguous, and AccumulateGrad copies it at full speed.
-            grad_b = _scaled(_transposed(Mm.apply(_transposed(grad), a)), ctx.alpha)
-        return grad_input, grad_a, grad_b, None, None
+        return scaled_gradients(ctx, *Linear.backward(ctx, grad))
 
 
-def _scaled(t: Tensor, factor: Any) -> Tensor:
-    return t if factor == 1 else t * factor
+def scaled_sum(input: Tensor, beta: Any, product: Any, alpha: Any) -> Tensor:  # noqa: A002
+    """β·input + α·product in the product's dtype (``product`` a fresh array: input is added into it)."""
+    dtype = product.dtype
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return Tensor(product.astype(dtype, copy=False))
+    if beta == 1 and input.dtype.numpy == dtype:
+        product += input.array  # input expands to the product's shape (checked)
+        return Tensor(product.astype(dtype, copy=False))
+    scaled = input.array if beta == 1 else input.array * beta
+    return Tensor((scaled + product).astype(dtype, copy=False))
+
+
+def scaled_gradients(ctx: Any, grad_a: Any, grad_b: Any, grad_input: Any) -> tuple:
+    """A fused product's gradients from its product's: α times those of A and B, β times input's."""
+    return _scaled(grad_a, ctx.alpha), _scaled(grad_b, ctx.alpha), _scaled(grad_input, ctx.beta), None, None
+
+
+def _scaled(t: Tensor | None, factor: Any) -> Tensor | None:
+    return t if t is None or factor == 1 else t * factor
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
     """β·input + α·(mat1 @ mat2), with ``input`` broadcast to the product's (n, p) shape."""
     checks.check_addmm(input, mat1, mat2)
-    return Addmm.apply(input, mat1, mat2, beta, alpha)
+    return Addmm.apply(mat1, mat2, input, beta, alpha)
 
 
 # --- einsum -------------------------------------------------------------------------------------

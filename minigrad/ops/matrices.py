@@ -27,6 +27,7 @@ from minigrad._arguments import int_argument
 from minigrad.autograd.function import Function
 from minigrad.backend import get_array_module
 from minigrad.ops._checks.linalg import check_bmm, check_dot, check_mv
+from minigrad.ops._checks.shape import expanded_shape
 from minigrad.ops._util import (
     TORCH_TYPE_NAMES,
     check_broadcast_shapes,
@@ -34,8 +35,9 @@ from minigrad.ops._util import (
     not_implemented_for,
 )
 from minigrad.ops.elementwise import where
-from minigrad.ops.linalg import matmul, mm, outer
-from minigrad.ops.matmul import Bmm, Dot, Mv, _transposed
+from minigrad.ops.linalg import matmul, mm, scaled_gradients, scaled_sum
+from minigrad.ops.matmul import Bmm, Dot, Mv
+from minigrad.performance import parallel
 from minigrad.tensor import Tensor, _normalize_dim
 
 
@@ -234,24 +236,22 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 # --- fused and generalised products ---------------------------------------------------------------
 
 class Addmv(Function):
-    """y = β·c + α·(M v);   dc = β G,  dM = α G vᵀ,  dv = α Mᵀ G."""
+    """y = β·c + α·(M v);   dc = β G,  dM = α G vᵀ,  dv = α Mᵀ G: as ``addmm``, the product's
+    gradients (here ``Mv``'s), scaled. Arguments in addmm's order (M, v, c), edges to c, M, v."""
+
+    product: type[Function] = Mv  # the Function whose backward gives the product's gradients
+    graph_inputs = (2, 0, 1)
 
     @staticmethod
-    def forward(ctx, input, mat, vec, beta, alpha):
-        ctx.save_for_backward(mat, vec)
+    def forward(ctx, a, b, input, beta, alpha):
+        ctx.save_for_backward(a, b)
         ctx.beta, ctx.alpha = beta, alpha
-        product = alpha * (mat.array @ vec.array)
-        if beta == 0:  # input ignored: its nan and inf do not propagate, as in PyTorch
-            return Tensor(product.astype(mat.array.dtype, copy=False))
-        return Tensor((beta * input.array + product).astype(mat.array.dtype, copy=False))
+        return scaled_sum(input, beta, parallel.matmul(a.array, b.array), alpha)
 
     @staticmethod
     def backward(ctx, grad):
-        mat, vec = ctx.saved_tensors
-        grad_input = grad * ctx.beta if ctx.needs_input_grad[0] else None
-        grad_mat = outer(grad, vec) * ctx.alpha if ctx.needs_input_grad[1] else None
-        grad_vec = Mv.apply(_transposed(mat), grad) * ctx.alpha if ctx.needs_input_grad[2] else None
-        return grad_input, grad_mat, grad_vec, None, None
+        grad_a, grad_b = ctx._forward_cls.product.backward(ctx, grad)
+        return scaled_gradients(ctx, grad_a, grad_b, grad if ctx.needs_input_grad[2] else None)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -264,28 +264,13 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     check_broadcast_shapes(tuple(input.shape), (mat.shape[0],))
     if input.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, 2, 1")
-    return Addmv.apply(input, mat, vec, beta, alpha)
+    return Addmv.apply(mat, vec, input, beta, alpha)
 
 
-class Baddbmm(Function):
-    """Y = β·C + α·(A₁ A₂) for each batch;   dC = β G,  dA₁ = α G A₂ᵀ,  dA₂ = α A₁ᵀ G."""
+class Baddbmm(Addmv):
+    """Y = β·C + α·(A₁ A₂) for each batch;   dC = β G,  dA₁ = α G A₂ᵀ,  dA₂ = α A₁ᵀ G  (Bmm's, scaled)."""
 
-    @staticmethod
-    def forward(ctx, input, batch1, batch2, beta, alpha):
-        ctx.save_for_backward(batch1, batch2)
-        ctx.beta, ctx.alpha = beta, alpha
-        product = alpha * (batch1.array @ batch2.array)
-        if beta == 0:
-            return Tensor(product.astype(batch1.array.dtype, copy=False))
-        return Tensor((beta * input.array + product).astype(batch1.array.dtype, copy=False))
-
-    @staticmethod
-    def backward(ctx, grad):
-        b1, b2 = ctx.saved_tensors
-        grad_input = grad * ctx.beta if ctx.needs_input_grad[0] else None
-        grad_b1 = Bmm.apply(grad, _mT(b2)) * ctx.alpha if ctx.needs_input_grad[1] else None
-        grad_b2 = Bmm.apply(_mT(b1), grad) * ctx.alpha if ctx.needs_input_grad[2] else None
-        return grad_input, grad_b1, grad_b2, None, None
+    product = Bmm
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -296,8 +281,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
         raise RuntimeError(f"Input dtypes must be the same, got: input {TORCH_TYPE_NAMES[input.dtype.name]}, "
                            f"batch1: {TORCH_TYPE_NAMES[batch1.dtype.name]}, batch2: "
                            f"{TORCH_TYPE_NAMES[batch2.dtype.name]}")
-    check_broadcast_shapes(tuple(input.shape), (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
-    return Baddbmm.apply(input, batch1, batch2, beta, alpha)
+    expanded_shape(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))  # PyTorch expands input
+    return Baddbmm.apply(batch1, batch2, input, beta, alpha)
 
 
 class Vdot(Dot):

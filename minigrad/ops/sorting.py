@@ -12,10 +12,8 @@ from typing import Any
 
 from minigrad import dtypes as _dtypes
 from minigrad._arguments import bool_argument, int_argument
-from minigrad.autograd.function import Function
-from minigrad.backend import get_array_module
 from minigrad.compat import return_types
-from minigrad.ops.scatter import Scatter
+from minigrad.ops.extremes import SelectAlong
 from minigrad.ops.topk_ties import topk_order
 from minigrad.tensor import Tensor, _normalize_dim
 
@@ -32,35 +30,13 @@ def _order(xp: Any, array: Any, axis: int, descending: bool) -> Any:
     return (n - 1) - xp.flip(backwards, axis)
 
 
-class Select(Function):
-    """(values, indices) = the first ``k`` of a's lines ordered along ``axis``;
-    da = zeros with dvalues put back at indices (zeros.scatter(axis, indices, dvalues))."""
-
-    @staticmethod
-    def forward(ctx, a, axis, descending, k, name, sorted_=True):
-        ctx._name = name
-        xp = get_array_module(a)
-        array = a.array
-        if array.ndim == 0:
-            ctx.input_shape, ctx.index = (), None
-            indices = Tensor(xp.zeros((), dtype=_dtypes.int64.numpy))
-            ctx.mark_non_differentiable(indices)
-            return Tensor(array.copy()), indices
+def _pick_order(descending: bool, k: int | None = None, sorted_: bool = True) -> Any:
+    """``SelectAlong``'s pick for ``sort`` (each line's stable order) or ``topk`` (its first ``k``, ties
+    broken as PyTorch's CPU kernel breaks them)."""
+    def pick(xp: Any, array: Any, axis: int) -> Any:
         order = _order(xp, array, axis, descending)
-        if k is not None:  # topk: ties broken as PyTorch's CPU kernel breaks them
-            order = topk_order(xp, array, order, axis, k, descending, sorted_)
-        order = order.astype(_dtypes.int64.numpy, copy=False)
-        ctx.input_shape, ctx.axis, ctx.index = array.shape, axis, order
-        indices = Tensor(order)
-        ctx.mark_non_differentiable(indices)
-        return Tensor(xp.take_along_axis(array, order, axis=axis)), indices
-
-    @staticmethod
-    def backward(ctx, grad, grad_indices):
-        if ctx.index is None:  # a 0-d tensor: its one value
-            return grad, None, None, None, None, None
-        zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
-        return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None, None, None
+        return order if k is None else topk_order(xp, array, order, axis, k, descending, sorted_)
+    return pick
 
 
 def _dim(a: Tensor, dim: Any, function: str) -> int:
@@ -80,7 +56,7 @@ def sort(a: Tensor, dim: int = -1, descending: bool = False, *, stable: bool | N
     _check_stable(stable, "sort")
     axis = _dim(a, dim, "sort")
     node_name = "SortBackward0" if stable is None else "SortBackward1"
-    values, indices = Select.apply(a, axis, bool(descending), None, node_name)
+    values, indices = SelectAlong.apply(a, axis, True, _pick_order(bool(descending)), node_name)
     return return_types.sort(values, indices)
 
 
@@ -101,5 +77,6 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     size = a.shape[axis] if a.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError(f"selected index k out of range (k={k}, dimension {axis} of size {size})")
-    values, indices = Select.apply(a, axis, bool(largest), k, "TopkBackward0", bool(sorted))
+    pick = _pick_order(bool(largest), k, bool(sorted))
+    values, indices = SelectAlong.apply(a, axis, True, pick, "TopkBackward0")
     return return_types.topk(values, indices)

@@ -41,39 +41,9 @@ from minigrad.ops._util import (
 from minigrad.ops.elementwise import where
 from minigrad.ops.kthvalue_ties import kthvalue_index
 from minigrad.ops.scan import _doubling_scan
-from minigrad.ops.scatter import Scatter
 from minigrad.tensor import Tensor
 
 _INT64 = _dtypes.int64.numpy
-
-
-class SelectAlong(Function):
-    """(values, indices) = one element picked from every line along ``axis`` by ``pick``;
-    da = zeros with dvalues put back at indices (zeros.scatter(axis, indices, dvalues))."""
-
-    @staticmethod
-    def forward(ctx, a, axis, keepdim, pick, name):
-        ctx._name = name
-        xp = get_array_module(a)
-        array = a.array.reshape(1) if a.ndim == 0 else a.array
-        index = pick(xp, array, axis).astype(_INT64, copy=False)  # (..., 1, ...): the lines' picks
-        values = xp.take_along_axis(array, index, axis=axis)
-        ctx.input_shape, ctx.axis, ctx.index, ctx.keepdim = a.shape, axis, index, keepdim
-        if a.ndim == 0 or not keepdim:
-            shape = tuple(n for d, n in enumerate(index.shape) if d != axis) if a.ndim else ()
-            values, index = values.reshape(shape), index.reshape(shape)
-        indices = Tensor(index)
-        ctx.mark_non_differentiable(indices)
-        return Tensor(values), indices
-
-    @staticmethod
-    def backward(ctx, grad, grad_indices):
-        if len(ctx.input_shape) == 0:  # a 0-d tensor: its one value
-            return grad, None, None, None, None
-        if not ctx.keepdim:
-            grad = grad.unsqueeze(ctx.axis)
-        zeros = Tensor(get_array_module(grad).zeros(ctx.input_shape, dtype=grad.array.dtype))
-        return Scatter.apply(zeros, Tensor(ctx.index), grad, ctx.axis, None), None, None, None, None
 
 
 def _sorted_positions(xp: Any, array: Any, axis: int) -> Any:
@@ -148,7 +118,7 @@ def _select(input: Tensor, dim: Any, keepdim: Any, pick: Any, function: str, nam
     size = input.shape[axis] if input.ndim else 1
     if size == 0:
         raise IndexError(f"{function}(): Expected reduction dim {axis} to have non-zero size.")
-    return SelectAlong.apply(input, axis, keepdim, pick, name)
+    return extremes.SelectAlong.apply(input, axis, keepdim, pick, name)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:

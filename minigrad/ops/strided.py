@@ -88,6 +88,11 @@ def _extent(shape: tuple, strides: tuple) -> int:
 class AsStrided(Function):
     """y[i, j, ...] = storage[offset + i·stride[0] + j·stride[1] + ...]  (a view of a's storage).
 
+    ``layout`` and ``output_layout`` place a's and y's elements in one storage, each as
+    (shape, strides, storage offset); ``make_view()`` gives y's array. Besides ``as_strided``,
+    ``ops/inplace.py`` records with it a view re-made from its base after an in-place change
+    (PyTorch's node there too), and CopySlices' gradient for the written region.
+
     Backward: a storage-shaped buffer receives dy, *added* at each position the view read (the
     windows may overlap), and each element of a takes what its own position received:
     da[k] = buffer[position of a[k]] (divided by how many elements of a share that position, as
@@ -145,6 +150,18 @@ class AsStridedGather(Function):
     @staticmethod
     def backward(ctx, grad):
         return AsStridedScatter.apply(grad, ctx.layout, ctx.output_layout), None, None
+
+
+def layouts(base: Any, view: Any) -> tuple[tuple, tuple]:
+    """The layouts (shape, strides, offset) of the array ``base`` and of its view ``view``, both
+    counted in elements from ``base``'s first element: :class:`AsStrided`'s two layouts."""
+    itemsize = base.itemsize
+
+    def layout(array: Any) -> tuple:
+        return (tuple(array.shape), tuple(step // itemsize for step in array.strides),
+                (address_of(array) - address_of(base)) // itemsize)
+
+    return layout(base), layout(view)
 
 
 def _positions(xp: Any, layout: tuple) -> Any:

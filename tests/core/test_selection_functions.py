@@ -426,6 +426,8 @@ MISUSE = {
     "addmv_shapes": (lambda m: m.addmv(m.ones(2), m.ones(2, 3), m.ones(2)), RuntimeError, "size mismatch"),
     "baddbmm_shapes": (lambda m: m.baddbmm(m.ones(2, 2), m.ones(1, 2, 3), m.ones(1, 2, 2)), RuntimeError,
                        "batch2"),
+    "baddbmm_input_too_large": (lambda m: m.baddbmm(m.ones(2, 1, 2, 2), m.ones(1, 2, 3), m.ones(1, 3, 2)),
+                                RuntimeError, "number of dimensions"),
     "vdot_2d": (lambda m: m.vdot(m.ones(2, 2), m.ones(2, 2)), RuntimeError, "1D"),
     "inner_sizes": (lambda m: m.inner(m.ones(2, 3), m.ones(2)), RuntimeError, "last dimension"),
     "tensordot_sizes": (lambda m: m.tensordot(m.ones(2, 3), m.ones(2, 3), 1), RuntimeError, "contracted"),
