@@ -40,7 +40,7 @@ How it works:
   too, and the pool stays usable.
 - Chunks run in a copy of the caller's ``contextvars`` context: NumPy keeps its error state
   (``numpy.errstate``) and ufunc buffer size there, so a chunk computes under the caller's. They
-  run under the caller's grad mode, inference mode and default device as well, which are per
+  run under the caller's grad, inference and anomaly modes and default device as well, which are per
   thread (``autograd/grad_mode.py``, ``backend.py``).
 
 What a ``parallel_for`` chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``)
@@ -215,13 +215,13 @@ def chunk_ranges(n_items: int, item_bytes: int, threads: int) -> list[tuple[int,
 
 
 def _callers_modes() -> tuple:
-    """What a chunk runs under, taken from the thread that hands it over: its grad mode, inference
-    mode and default device, which are per thread (in a pool thread, a chunk is the caller's work)."""
-    return _GradMode.enabled, _GradMode.inference, backend.default_device()
+    """What a chunk runs under, taken from the thread that hands it over: its grad, inference and
+    anomaly modes and default device, which are per thread (a chunk is the caller's work)."""
+    return _GradMode.enabled, _GradMode.inference, _GradMode.anomaly, backend.default_device()
 
 
 def _set_modes(modes: tuple) -> None:
-    _GradMode.enabled, _GradMode.inference, backend._default.device = modes
+    _GradMode.enabled, _GradMode.inference, _GradMode.anomaly, backend._default.device = modes
 
 
 def _run_chunk(context: contextvars.Context, modes: tuple, fn: Callable[[int, int], None],
