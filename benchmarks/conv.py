@@ -18,6 +18,7 @@ gradients of the input, the weight and the bias, from a fixed random output grad
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -186,8 +187,13 @@ def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
         if request["mode"] in PARTS and request["mode"] not in runners[index]:
             runners[index].update(_parts_runner(SHAPES[index]))
         fn = runners[index][request["mode"]]
-        for _ in range(2):  # warm-up: wake the thread pool, caches, allocator, first touch of the buffers
+        # Warm-up, at least two calls and WARM_UP_SECONDS: wake the thread pools, caches, allocator, first
+        # touch of the buffers, and the cores themselves after the other library's turn and the pause.
+        warm_until = time.perf_counter() + WARM_UP_SECONDS
+        for call in itertools.count():
             fn()
+            if call >= 1 and time.perf_counter() >= warm_until:
+                break
         times = []
         for _ in range(request["number"]):
             start = clock()
@@ -201,6 +207,7 @@ def worker(library: str, algorithm: str, threads: int, clock_name: str) -> None:
 # Between one library's turn and the other's: BLAS and OpenMP threads keep spinning for a while
 # after their last call (OpenBLAS up to 0.1 s by default), and must not eat into the next turn.
 SETTLE_SECONDS = 0.15
+WARM_UP_SECONDS = 0.1
 
 
 class Worker:
