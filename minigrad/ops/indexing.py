@@ -163,12 +163,10 @@ def scatter_add(xp: Any, values: Any, shape: tuple, key: Any) -> Any:
 
 
 def getitem(a: Tensor, key: Any) -> Tensor:
-    # Nothing can be recorded unless grad mode is on and ``a`` requires grad, or is a view whose
-    # base does (an in-place change of the base may yet give the view a history).
     view = a._view
     if type(key) is int and not ((a._requires_grad or (view is not None and view.base._requires_grad))
-                                 and is_grad_enabled()):
-        return select_row(a, key)  # a Dataset's x[i], once per sample
+                                 and is_grad_enabled()):  # may_need_graph(a), inline: it runs per sample
+        return select_row(a, key)  # a Dataset's x[i]
     given = key
     key, basic = prepare_key(a, key)
     name = _torch_node_name(given if isinstance(given, slice) else key, basic)
@@ -181,6 +179,13 @@ def getitem(a: Tensor, key: Any) -> Tensor:
             out = _basic_view(out, step, _torch_node_name(step, True))
         return out
     return _basic_view(a, key, name)
+
+
+def may_need_graph(a: Tensor) -> bool:
+    """Whether ``a[i]`` could be recorded: ``a`` requires grad, or is a view whose base does (an
+    in-place change of the base may yet give the view a history) — and grad mode is on."""
+    view = a._view
+    return (a._requires_grad or (view is not None and view.base._requires_grad)) and is_grad_enabled()
 
 
 def select_row(a: Tensor, i: int) -> Tensor:
