@@ -51,7 +51,8 @@ def test_bad_thread_counts_raise_like_torch(name, value):
 def test_minigrads_products_follow_set_num_threads():
     """SPEC: minigrad's own parallel loops and the BLAS follow set_num_threads. A linear layer's large
     product is cut into that many pieces run on the pool (a thread that finishes early may take a
-    second), the BLAS on one thread inside, and the BLAS has the count set for the process afterwards."""
+    second, and the caller one no thread has started), the BLAS on one thread inside, and the BLAS
+    has the count set for the process afterwards."""
     code = BLAS_THREADS.replace("blas = ", "def blas_now():\n    return ") + (
         "import threading\nfrom minigrad.performance import parallel\n"
         "mg.set_num_threads(3)\n"
@@ -59,6 +60,8 @@ def test_minigrads_products_follow_set_num_threads():
         "matmul = numpy.matmul\n"
         "def recorded(*args, **kwargs):\n"
         "    seen.add(threading.get_ident()); calls.append(1); inside.extend(blas_now())\n"
+        "    if threading.current_thread() is threading.main_thread():\n"
+        "        __import__('time').sleep(0.002)   # the pool's threads start theirs (else the caller may)\n"
         "    return matmul(*args, **kwargs)\n"
         "numpy.matmul = recorded\n"
         "x = mg.randn(192, 600)\n"
