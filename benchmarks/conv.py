@@ -9,8 +9,8 @@
                                                    # low-priority busy process (--load none|busy|nice)
 
 Each library runs in its own worker process (two BLAS thread pools in one process
-slow each other down); the workers take turns, shape by shape, round after round,
-so slow phases of a shared machine hit both alike. Reported times are medians over
+slow each other down); the workers take turns, shape by shape, round after round (each
+starting a round in turn), so slow phases of a shared machine hit both alike. Reported times are medians over
 all rounds. Both libraries use 2 threads (``--threads``). forward+backward computes the
 gradients of the input, the weight and the bias, from a fixed random output gradient.
 """
@@ -266,10 +266,13 @@ def main() -> None:
     samples = {(lib, i, mode): [] for lib in libraries for i in chosen for mode in MODES}
     samples.update({("minigrad", i, part): [] for i in parts for part in PARTS})
     with background_load(args.load):
-        for _ in range(args.rounds):
+        for round_number in range(args.rounds):
+            order = list(libraries.items())
+            first = round_number % len(order)   # each library starts a round in turn
+            order = order[first:] + order[:first]
             for i in chosen:
                 for mode in MODES + (PARTS if i in parts else ()):
-                    for lib, work in libraries.items():
+                    for lib, work in order:
                         if mode in PARTS and lib != "minigrad":
                             continue
                         samples[(lib, i, mode)] += work.time(i, mode, args.number)
