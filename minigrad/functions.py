@@ -25,17 +25,25 @@ from minigrad.ops import (
     reduction,
     rounding,
 )
+from minigrad.ops import arrange as _arrange
+from minigrad.ops import counting as _counting
 from minigrad.ops import distance as _distance
 from minigrad.ops import histogram as _histogram_ops
 from minigrad.ops import joining as _joining
+from minigrad.ops import masking as _masking
+from minigrad.ops import matrices as _matrices
+from minigrad.ops import pointwise as _pointwise
 from minigrad.ops import rearrange as _rearrange
 from minigrad.ops import sampling as _sampling
 from minigrad.ops import scan as _scan
 from minigrad.ops import scatter as _scatter_ops
+from minigrad.ops import scatter_reduce as _scatter_reduce
 from minigrad.ops import selection as _selection
 from minigrad.ops import shape as shape_ops
 from minigrad.ops import softmax as softmax_ops
 from minigrad.ops import sorting as _sorting
+from minigrad.ops import special as _special
+from minigrad.ops import statistics as _statistics
 from minigrad.ops import strided as _strided
 from minigrad.ops._util import TORCH_TYPE_NAMES
 from minigrad.tensor import Tensor, _required_dim, numpy_keywords
@@ -269,17 +277,8 @@ index_add = _on_tensor(_scatter_ops.index_add)
 nonzero = comparison.nonzero
 
 
-# issue 29's math and selection (minigrad.ops: scan, statistics, counting, arrange, masking, matrices,
-# pointwise, special, scatter_reduce)
-from minigrad.ops import arrange as _arrange  # noqa: E402
-from minigrad.ops import counting as _counting  # noqa: E402
-from minigrad.ops import masking as _masking  # noqa: E402
-from minigrad.ops import matrices as _matrices  # noqa: E402
-from minigrad.ops import pointwise as _pointwise  # noqa: E402
-from minigrad.ops import scatter_reduce as _scatter_reduce  # noqa: E402
-from minigrad.ops import special as _special  # noqa: E402
-from minigrad.ops import statistics as _statistics  # noqa: E402
-
+# Scans, order statistics, counting, arranging, masked selection, pointwise and special functions,
+# and the rest of linear algebra (their files in minigrad.ops are named below).
 cumprod = _writing_out(_scan.cumprod)
 cummax = _scan.cummax
 cummin = _scan.cummin
@@ -329,6 +328,8 @@ def bitwise_or(input: Any, other: Any) -> Tensor:  # noqa: A002
 
 def bitwise_xor(input: Any, other: Any) -> Tensor:  # noqa: A002
     return comparison.logical_binary("bitwise_xor", input, other)
+
+
 scatter_reduce = _writing_out(_scatter_reduce.scatter_reduce)
 fmod = _writing_out(_pointwise.fmod)
 frac = _writing_out(_pointwise.frac)
@@ -351,6 +352,7 @@ vdot = _writing_out(_matrices.vdot)
 inner = _writing_out(_matrices.inner)
 tensordot = _matrices.tensordot
 cdist = _distance.cdist
+
 
 def view_as(a: Tensor, other: Tensor) -> Tensor:
     return a.view_as(other)
