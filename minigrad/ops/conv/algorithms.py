@@ -120,12 +120,13 @@ def algorithm_functions(name: str, input_shape: tuple, weight_shape: tuple, sett
     matrix is larger than ``BANDED_FROM_BYTES`` to ``algo_im2col_tuned.py``. The choice depends on
     the shapes only, so the forward and the gradients of one call make the same one.
     """
-    stride, padding, dilation, groups = settings
-    if name == "im2col" and is_depthwise(weight_shape, groups, stride):
+    if name != "im2col":
+        return ALGORITHMS[name]
+    if is_depthwise(weight_shape, settings[3], settings[0]):
         return DEPTHWISE
-    if name == "im2col" and column_bytes(input_shape, weight_shape, settings, itemsize) > BANDED_FROM_BYTES:
+    if column_bytes(input_shape, weight_shape, settings, itemsize) > BANDED_FROM_BYTES:
         return ALGORITHMS["im2col_tuned"]
-    return ALGORITHMS[name]
+    return ALGORITHMS["im2col"]
 
 
 def column_bytes(input_shape: tuple, weight_shape: tuple, settings: tuple, itemsize: int) -> int:
