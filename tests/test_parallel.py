@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pytest
 import standin_cupy
+from _pool import let_the_pool_start
 
 import minigrad as mg
 import minigrad.nn.functional as F
@@ -30,8 +31,7 @@ def many_pieces(monkeypatch):
 
     def recorded(*args):
         threads.add(threading.get_ident())
-        if threading.current_thread() is threading.main_thread():
-            time.sleep(0.002)   # the pool's threads start their pieces (else the caller takes them back)
+        let_the_pool_start()
         run_chunk(*args)
 
     monkeypatch.setattr(parallel, "_run_chunk", recorded)

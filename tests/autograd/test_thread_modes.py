@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 import warnings
 
 import numpy as np
 import pytest
+from _pool import let_the_pool_start
 from _reference import reference
 
 import minigrad as mg
@@ -267,8 +267,7 @@ def test_pool_threads_compute_under_the_callers_modes(monkeypatch):
     seen = []
 
     def record(start, stop):
-        if threading.current_thread() is threading.main_thread():
-            time.sleep(0.002)   # the pool's threads start their pieces (else the caller takes them back)
+        let_the_pool_start()
         seen.append((threading.get_ident(), mg.is_grad_enabled(), mg.is_inference_mode_enabled(),
                      mg.is_anomaly_enabled(), str(backend.default_device())))
 

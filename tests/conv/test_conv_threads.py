@@ -13,10 +13,10 @@ import json
 import subprocess
 import sys
 import threading
-import time
 
 import numpy
 import pytest
+from _pool import let_the_pool_start
 from conv_reference import CASE_IDS, CASES, ConvCase, output_grad
 from test_conv_algorithms import RANDOM_CASES
 
@@ -32,13 +32,6 @@ def _blas_threads() -> list[int]:
     return [library.num_threads for library in blas._blas_libraries()]
 
 
-def _let_the_pool_start() -> None:
-    """On the calling thread, wait a moment before a piece: the pool's threads then start theirs (else
-    the caller, done with its own tiny piece first, takes theirs back and runs them: parallel.py)."""
-    if threading.current_thread() is threading.main_thread():
-        time.sleep(0.002)
-
-
 @pytest.fixture
 def products_on_pool(monkeypatch):
     """Every product and copy worth cutting; yields what the pieces saw: their threads, and the BLAS's
@@ -51,7 +44,7 @@ def products_on_pool(monkeypatch):
 
     def recorded(*args):
         seen["threads"].add(threading.get_ident())
-        _let_the_pool_start()
+        let_the_pool_start()
         run_chunk(*args)
 
     def products_recorded(n_items, fn, pieces=None):
@@ -78,7 +71,7 @@ def bands_on_pool(monkeypatch):
     def recorded(*args):
         seen["threads"].add(threading.get_ident())
         seen["blas"].update(_blas_threads())
-        _let_the_pool_start()
+        let_the_pool_start()
         run_chunk(*args)
 
     monkeypatch.setattr(parallel, "_run_chunk", recorded)
