@@ -220,20 +220,25 @@ def geomean(values: list[float]) -> float:
     return statistics.geometric_mean(values)
 
 
+def in_turn(items: list, round_number: int) -> list:
+    """``items`` for round ``round_number``, each starting a round in turn: a round's first process
+    may find the machine in another state than its last (beside a low-priority load, the first
+    minigrad of a round measured 41 ms where the second measured 33 with the same code)."""
+    first = round_number % len(items)
+    return items[first:] + items[:first]
+
+
 def run_interleaved(script: str, libraries: list[str], rounds: int, extra_args: list[str],
                     environments: dict | None = None) -> dict:
     """Run ``script --worker LIB ...`` ``rounds`` times per library, alternating; collect JSON results.
 
-    Each round starts with the next library in turn (a round's first process may find the machine
-    in another state than its last: beside a low-priority load, the first minigrad of a round
-    measured 41 ms where the second measured 33 with the same code). ``environments`` maps a library
-    to its worker's environment (default: this process's).
+    Each round starts with the next library (:func:`in_turn`). ``environments`` maps a library to
+    its worker's environment (default: this process's).
     """
     results: dict = {lib: [] for lib in libraries}
     environments = environments or {}
     for round_number in range(rounds):
-        first = round_number % len(libraries)
-        for lib in libraries[first:] + libraries[:first]:
+        for lib in in_turn(libraries, round_number):
             completed = subprocess.run([sys.executable, script, "--worker", lib, *extra_args],
                                        capture_output=True, text=True, check=False,
                                        env=environments.get(lib))

@@ -37,6 +37,7 @@ from _runner import (  # noqa: E402
     blas_header,
     chunk_setting,
     geomean,
+    in_turn,
     load_setting,
     minigrad_trees,
     processor,
@@ -267,9 +268,7 @@ def main() -> None:
     samples.update({("minigrad", i, part): [] for i in parts for part in PARTS})
     with background_load(args.load):
         for round_number in range(args.rounds):
-            order = list(libraries.items())
-            first = round_number % len(order)   # each library starts a round in turn
-            order = order[first:] + order[:first]
+            order = in_turn(list(libraries.items()), round_number)
             for i in chosen:
                 for mode in MODES + (PARTS if i in parts else ()):
                     for lib, work in order:

@@ -35,6 +35,7 @@ from _runner import (  # noqa: E402
     blas_environment,
     blas_header,
     chunk_setting,
+    in_turn,
     processor,
     torch_available,
     with_chunk_setting,
@@ -74,10 +75,10 @@ def measure(args: argparse.Namespace, libraries: list[str], thread_counts: list[
     """One row per (benchmark, library, threads): the median ms over the rounds, and the speed-up."""
     native = args.blas == "native"
     samples: dict = {}
-    for _ in range(args.rounds):
+    for round_number in range(args.rounds):
         for threads in thread_counts:
             env = with_chunk_setting(blas_environment(threads, native), args.min_chunk_bytes, args.bands)
-            for library in libraries:
+            for library in in_turn(libraries, round_number):
                 step = mnist_step_ms(library, threads, args.steps, args.batch_size, env)
                 samples.setdefault(("mnist", library, threads), []).append(step)
                 if args.conv:
