@@ -317,6 +317,85 @@ def test_a_cut_product_writes_into_a_strided_out(cut_products):
     np.testing.assert_allclose(summed, long_a @ long_b, rtol=1e-12)
 
 
+@pytest.fixture
+def tile_calls(monkeypatch):
+    """Products tiled as on a BLAS with small-matrix kernels; yields the shapes of b in each matmul call."""
+    monkeypatch.setattr(blas, "small_matrix_kernels", lambda: True)
+    shapes = []
+    matmul = np.matmul
+
+    def recorded(a, b, *args, **kwargs):
+        shapes.append(np.shape(b))
+        return matmul(a, b, *args, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recorded)
+    return shapes
+
+
+# (a, b) shapes of thin products: columns left over after the tiles, a batch against a matrix, a matrix
+# against a batch, batches broadcast on both sides, and columns that are exactly tiles
+THIN_PRODUCTS = [((6, 5), (5, 700)), ((2, 7, 9), (9, 300)), ((6, 5), (3, 5, 384)),
+                 ((4, 1, 6, 8), (3, 8, 512)), ((3, 4), (4, 256))]
+
+
+@pytest.mark.parametrize("shapes", THIN_PRODUCTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("threads", [1, 4])
+def test_a_thin_product_in_tiles_equals_one_call(tile_calls, shapes, dtype, threads):
+    rng = np.random.default_rng(12)
+    a, b = (rng.standard_normal(shape).astype(dtype) for shape in shapes)
+    parallel.resize(threads)
+    try:
+        product = parallel.matmul(a, b)
+    finally:
+        parallel.resize(None)
+    exact = a.astype(np.float64) @ b.astype(np.float64)                 # the operator: not the patched name
+    assert product.shape == exact.shape and product.dtype == dtype
+    tolerance = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(product, exact, rtol=tolerance, atol=tolerance * np.abs(exact).max())
+    tiles = [shape for shape in tile_calls if len(shape) > b.ndim and shape[-1] == parallel.TILE_COLUMNS]
+    assert tiles, tile_calls                                            # a batched call over the tiles
+    assert sum(shape[-3] for shape in tiles) * parallel.TILE_COLUMNS <= b.shape[-1] * threads
+
+
+def test_a_tiled_product_writes_into_a_strided_out(tile_calls):
+    rng = np.random.default_rng(13)
+    a, b = rng.standard_normal((8, 6)), rng.standard_normal((6, 300))
+    target = np.full((8, 420), np.nan)
+    view = target[:, 10:310]                                            # rows of 420, a view of 300
+    assert parallel.matmul(a, b, out=view) is view
+    np.testing.assert_allclose(target[:, 10:310], a @ b, rtol=1e-12)
+    assert np.isnan(target[:, :10]).all() and np.isnan(target[:, 310:]).all()
+    assert any(len(shape) == 3 for shape in tile_calls)
+
+
+def test_products_are_tiled_only_when_thin_wide_and_on_small_matrix_kernels(tile_calls, monkeypatch):
+    rng = np.random.default_rng(14)
+    thick, wide = rng.standard_normal((100, 100)), rng.standard_normal((100, 1000))
+    np.testing.assert_allclose(parallel.matmul(thick, wide), thick @ wide, rtol=1e-12)  # 100·100·128 > 10⁶
+    narrow = rng.standard_normal((4, 200))
+    np.testing.assert_allclose(parallel.matmul(thick[:4, :4], narrow[:4]), thick[:4, :4] @ narrow[:4])
+    integers = np.arange(1200).reshape(4, 300)
+    assert (parallel.matmul(np.eye(4, dtype=int), integers) == integers).all()
+    monkeypatch.setattr(blas, "small_matrix_kernels", lambda: False)
+    np.testing.assert_allclose(parallel.matmul(thick[:4, :4], wide[:4]), thick[:4, :4] @ wide[:4], rtol=1e-12)
+    assert all(len(shape) == 2 for shape in tile_calls)                 # each the one plain call
+
+
+class _Library:
+    def __init__(self, internal_api, architecture):
+        self.internal_api, self.architecture = internal_api, architecture
+
+
+@pytest.mark.parametrize("libraries, expected", [
+    ([_Library("openblas", "SkylakeX")], True), ([_Library("openblas", "SapphireRapids")], True),
+    ([_Library("openblas", "Haswell")], False), ([_Library("openblas", "Zen")], False),
+    ([_Library("mkl", None)], False), ([], False)])
+def test_small_matrix_kernels_are_openblas_avx512_ones(monkeypatch, libraries, expected):
+    monkeypatch.setattr(blas, "_libraries", libraries)
+    assert blas.small_matrix_kernels() is expected
+
+
 def test_products_that_are_not_cut_are_numpys_own(many_pieces, monkeypatch):
     """Small products, integer or mixed dtypes, vectors, one thread, and the CuPy stand-in: the one call."""
     rng = np.random.default_rng(10)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy  # noqa: F401 (loaded before the BLAS libraries are looked for: they are NumPy's)
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["controllable", "one_thread", "set_threads", "thread_counts"]
+__all__ = ["controllable", "one_thread", "set_threads", "small_matrix_kernels", "thread_counts"]
 
 _libraries: list[Any] | None = None   # threadpoolctl's controllers of the loaded BLAS libraries
 _lock = threading.Lock()
@@ -41,6 +41,9 @@ _open: dict[object, int] = {}         # the one_thread blocks open now, in any t
 _lowered = False                      # the BLAS is held to one thread; _counts are the counts to give back
 _counts: list[int] = []
 _forks = 0                            # forks waiting for the blocks to end: no new block starts
+# OpenBLAS's kernels (``openblas_get_corename``, as threadpoolctl reports it) that multiply a small
+# matrix product directly, without packing its operands first: its AVX-512 ones.
+SMALL_MATRIX_CORES = frozenset({"SkylakeX", "Cooperlake", "SapphireRapids"})
 # The longest a fork waits for other threads' blocks to end. Only a block left open by a
 # KeyboardInterrupt striking inside this module's own bookkeeping would hold it that long.
 FORK_WAIT = 30.0
@@ -104,6 +107,13 @@ def _blas_libraries() -> list[Any]:
 def controllable() -> bool:
     """True when a BLAS whose thread count can be set is loaded (threadpoolctl found one)."""
     return bool(_blas_libraries())
+
+
+def small_matrix_kernels() -> bool:
+    """True when NumPy's BLAS is an OpenBLAS whose kernels for this processor multiply small
+    products (m·n·k up to about 10⁶) directly: ``parallel.matmul`` then cuts thin products into such."""
+    return any(library.internal_api == "openblas" and library.architecture in SMALL_MATRIX_CORES
+               for library in _blas_libraries())
 
 
 def thread_counts() -> list[int]:

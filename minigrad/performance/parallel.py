@@ -84,6 +84,11 @@ MIN_CHUNK_BYTES = 4 << 20
 MIN_PRODUCT_WORK = 1 << 21
 # Below this a BLAS runs a product on one thread anyway (OpenBLAS's own cut-off is 4·65536).
 SMALL_PRODUCT_WORK = 1 << 18
+# A thin product (rows · summed axis · TILE_COLUMNS at most SMALL_MATRIX_WORK multiply-adds) is
+# multiplied in tiles of TILE_COLUMNS columns where the BLAS multiplies small products directly
+# (``blas.small_matrix_kernels``): about twice as fast there (docs/performance.md, "Tiles").
+TILE_COLUMNS = 128
+SMALL_MATRIX_WORK = 10**6
 
 _lock = threading.Lock()       # guards _workers, _size and each pool's users
 _workers: _Workers | None = None   # the pool new calls use; made on first use
@@ -304,11 +309,11 @@ def matmul(a: Any, b: Any, out: Any = None) -> Any:
     batch = max(a.size // max(rows * inner, 1), b.size // max(inner * columns, 1), 1)
     work = rows * inner * columns * batch
     if product_threads(xp) < 2 or work < SMALL_PRODUCT_WORK or a.dtype != b.dtype or a.dtype.kind != "f":
-        return xp.matmul(a, b, out=out)
+        return _product(xp, a, b, out)
     pieces = min(product_threads(xp), work // MIN_PRODUCT_WORK)   # each at least MIN_PRODUCT_WORK
     if pieces < 2:   # not worth cutting, but kept off the BLAS's threads all the same
         with blas.one_thread():
-            return xp.matmul(a, b, out=out)
+            return _product(xp, a, b, out)
     shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, columns)
     if rows * columns < inner:
         return _summed_in_ranges(xp, a, b, shape, out, pieces)
@@ -316,15 +321,47 @@ def matmul(a: Any, b: Any, out: Any = None) -> Any:
         out = xp.empty(shape, dtype=a.dtype)
     if columns >= rows:
         def column_range(start: int, stop: int) -> None:
-            xp.matmul(a, b[..., start:stop], out=out[..., start:stop])
+            _product(xp, a, b[..., start:stop], out[..., start:stop])
 
         parallel_products(columns, column_range, pieces)
     else:
         def row_range(start: int, stop: int) -> None:
-            xp.matmul(a[..., start:stop, :], b, out=out[..., start:stop, :])
+            _product(xp, a[..., start:stop, :], b, out[..., start:stop, :])
 
         parallel_products(rows, row_range, pieces)
     return out
+
+
+def _product(xp: Any, a: Any, b: Any, out: Any) -> Any:
+    """``xp.matmul(a, b, out=out)``; a thin product in tiles of ``TILE_COLUMNS`` columns where the
+    BLAS multiplies small products directly (each tile's m·n·k at most ``SMALL_MATRIX_WORK``).
+
+    Each tile of the output is the same product of ``a`` with the same columns of ``b``; the tiles
+    go to the BLAS as one batched call, (…, T, rows, TILE_COLUMNS) views of ``b`` and ``out``, and
+    the columns left over after the last whole tile as one call more.
+    """
+    if a.ndim < 2 or b.ndim < 2 or not _tiled(xp, a.shape[-2], a.shape[-1], b.shape[-1], a.dtype, b.dtype):
+        return xp.matmul(a, b, out=out)
+    if out is None:
+        shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+        out = xp.empty(shape, dtype=a.dtype)
+    whole = b.shape[-1] - b.shape[-1] % TILE_COLUMNS
+
+    def tiles(matrix: Any) -> Any:
+        """(…, r, whole) -> (…, T, r, TILE_COLUMNS): splitting the last axis is always a view."""
+        return matrix[..., :whole].reshape(*matrix.shape[:-1], -1, TILE_COLUMNS).swapaxes(-3, -2)
+
+    xp.matmul(a[..., None, :, :], tiles(b), out=tiles(out))
+    if whole < b.shape[-1]:
+        xp.matmul(a, b[..., whole:], out=out[..., whole:])
+    return out
+
+
+def _tiled(xp: Any, rows: int, inner: int, columns: int, a_dtype: Any, b_dtype: Any) -> bool:
+    """Whether :func:`_product` cuts this product into tiles (see there)."""
+    return (xp is numpy and a_dtype == b_dtype and a_dtype.kind == "f"
+            and rows * inner * TILE_COLUMNS <= SMALL_MATRIX_WORK and columns >= 2 * TILE_COLUMNS
+            and blas.small_matrix_kernels())
 
 
 def _summed_in_ranges(xp: Any, a: Any, b: Any, shape: tuple, out: Any, pieces: int) -> Any:

@@ -69,7 +69,7 @@ DEPTHWISE = Algorithm(depthwise.forward, depthwise.prepare_grad_output, depthwis
 # multiplied while in the cache. A matrix this large goes out to memory and back between im2col and
 # each product, and glibc's allocator maps it afresh on every call, pages the system must zero
 # (docs/performance.md, "The worst shapes").
-BANDED_FROM_BYTES = 32 << 20
+BANDED_FROM_BYTES = 16 << 20
 # Names that selected an algorithm before, and what they select now.
 FORMER_NAMES = {"im2col_plain": "im2col"}
 
