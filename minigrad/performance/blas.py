@@ -41,8 +41,6 @@ _open: dict[object, int] = {}         # the one_thread blocks open now, in any t
 _lowered = False                      # the BLAS is held to one thread; _counts are the counts to give back
 _counts: list[int] = []
 _forks = 0                            # forks waiting for the blocks to end: no new block starts
-# OpenBLAS's kernels (``openblas_get_corename``, as threadpoolctl reports it) that multiply a small
-# matrix product directly, without packing its operands first: its AVX-512 ones.
 SMALL_MATRIX_CORES = frozenset({"SkylakeX", "Cooperlake", "SapphireRapids"})
 # The longest a fork waits for other threads' blocks to end. Only a block left open by a
 # KeyboardInterrupt striking inside this module's own bookkeeping would hold it that long.
@@ -110,10 +108,8 @@ def controllable() -> bool:
 
 
 def small_matrix_kernels() -> bool:
-    """True when NumPy's BLAS is an OpenBLAS whose kernels for this processor multiply small
-    products (m·n·k up to about 10⁶) directly: ``parallel.matmul`` then cuts thin products into such."""
-    return any(library.internal_api == "openblas" and library.architecture in SMALL_MATRIX_CORES
-               for library in _blas_libraries())
+    """Whether NumPy's BLAS runs OpenBLAS's AVX-512 kernels, which multiply small products unpacked."""
+    return any(getattr(library, "architecture", None) in SMALL_MATRIX_CORES for library in _blas_libraries())
 
 
 def thread_counts() -> list[int]:

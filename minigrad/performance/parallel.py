@@ -24,36 +24,26 @@ How it works:
 - Below :data:`MIN_CHUNK_BYTES` of work per chunk it makes fewer chunks, down to one call on
   the calling thread: waking a thread costs more than a small copy.
 - The pool is made on first use (importing minigrad starts no thread), with
-  ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it. A call holds on
-  to the pool it started with until its pieces are done: a replaced pool is retired, its threads
-  ending only once no call uses it, so resizing while other threads compute never strands a piece.
-- Several Python threads may compute at once: their pieces share the pool's queue, and each
-  caller waits for its own.
-- Arrays of another array module than NumPy (CuPy) run as one call: a GPU needs no host threads.
-- A process made by ``os.fork()`` (``multiprocessing`` on Linux) starts without the parent's
-  threads, and makes a pool of its own when it needs one (``blas.py`` holds a fork back until no
-  thread is inside a product cut between threads).
-- A ``parallel_for`` inside a chunk (an op that uses the pool, called by another) runs its
-  ranges one after another on that thread: the pool never waits on itself.
-- An exception in any chunk is raised to the caller, after every chunk has finished (so no
-  chunk still writes into an array the caller sees); a KeyboardInterrupt in the calling thread
-  too, and the pool stays usable.
-- Chunks run in a copy of the caller's ``contextvars`` context: NumPy keeps its error state
-  (``numpy.errstate``) and ufunc buffer size there, so a chunk computes under the caller's. They
-  run under the caller's grad, inference and anomaly modes and default device as well, which are per
-  thread (``autograd/grad_mode.py``, ``backend.py``).
+  ``mg.get_num_threads() - 1`` threads; ``mg.set_num_threads(n)`` replaces it, and a replaced
+  pool's threads end once no call uses it (resizing never strands a piece). Several Python
+  threads may compute at once, each waiting for its own pieces. CuPy arrays run as one call.
+- A process made by ``os.fork()`` starts without the parent's threads and makes its own pool
+  (``blas.py`` holds a fork back until no thread is inside a product cut between threads).
+- A ``parallel_for`` inside a chunk runs its ranges one after another: the pool never waits on itself.
+- An exception in any chunk (or a KeyboardInterrupt in the caller) is raised to the caller after
+  every chunk has finished, so no chunk still writes into an array the caller sees.
+- Chunks run in a copy of the caller's ``contextvars`` context (NumPy's ``errstate`` lives there)
+  and under its grad, inference and anomaly modes and default device, which are per thread.
 
-What a ``parallel_for`` chunk must not do: call the BLAS (``matmul``, ``tensordot``, ``dot``)
-directly. Outside :func:`parallel_products` the BLAS may have ``get_num_threads()`` threads of its
-own; a BLAS call in each of ``n`` chunks would put ``n²`` threads on ``n`` cores. Chunks wrap
-copies, ufuncs and ``einsum`` (which, unoptimised as minigrad calls it, does not call the BLAS).
-
-Work whose pieces are products goes to :func:`parallel_products`: it holds the BLAS to one thread
-(``blas.py``) while the pool's threads each run their own pieces, products included. :func:`matmul`
-cuts one product that way (the default convolution's products, ``ops/conv/algo_im2col.py``); the
-banded convolution runs whole bands (im2col and product) that way (``algo_im2col_tuned.py``).
-Both ask :func:`product_threads` whether it is possible: NumPy arrays, a pool of two or more, a BLAS
-whose threads can be set (not Apple's Accelerate).
+A ``parallel_for`` chunk must not call the BLAS (``matmul``, ``tensordot``, ``dot``): outside
+:func:`parallel_products` the BLAS may have threads of its own, ``n²`` on ``n`` cores. Chunks wrap
+copies, ufuncs and ``einsum`` (unoptimised, as minigrad calls it, it does not call the BLAS).
+Products go to :func:`parallel_products`, which holds the BLAS to one thread while each of the
+pool's threads runs its pieces: :func:`matmul` cuts one product so (the default convolution's),
+the banded convolution runs whole bands so (``algo_im2col_tuned.py``); both ask
+:func:`product_threads` whether they can (NumPy arrays, a pool of two or more, a BLAS whose
+threads can be set: not Apple's Accelerate). A thin product goes to OpenBLAS's AVX-512 kernels
+in tiles small enough for their direct path (:func:`_product`).
 """
 
 from __future__ import annotations
@@ -84,9 +74,7 @@ MIN_CHUNK_BYTES = 4 << 20
 MIN_PRODUCT_WORK = 1 << 21
 # Below this a BLAS runs a product on one thread anyway (OpenBLAS's own cut-off is 4·65536).
 SMALL_PRODUCT_WORK = 1 << 18
-# A thin product (rows · summed axis · TILE_COLUMNS at most SMALL_MATRIX_WORK multiply-adds) is
-# multiplied in tiles of TILE_COLUMNS columns where the BLAS multiplies small products directly
-# (``blas.small_matrix_kernels``): about twice as fast there (docs/performance.md, "Tiles").
+# Thin products in tiles of columns, at most SMALL_MATRIX_WORK multiply-adds each (see :func:`_product`).
 TILE_COLUMNS = 128
 SMALL_MATRIX_WORK = 10**6
 
@@ -298,11 +286,7 @@ def matmul(a: Any, b: Any, out: Any = None) -> Any:
     another order than one call would: the result equals one call's up to rounding, and is the
     same on every run with the same thread count. A product too small to cut runs on the calling
     thread, the BLAS held to one thread all the same; one below :data:`SMALL_PRODUCT_WORK` (which
-    a BLAS runs on one thread anyway), on one thread, or on a GPU is the plain call.
-
-    Why: the BLAS's own threads keep spinning on the cores for a while after each product, and
-    the pool's pieces of the copies and element-wise work that follow then find no free core
-    (docs/performance.md, "One set of threads").
+    a BLAS runs on one thread anyway), on one thread, or on a GPU is one call (:func:`_product`).
     """
     xp = get_array_module(a)
     rows, inner, columns = (a.shape[-2], a.shape[-1], b.shape[-1]) if min(a.ndim, b.ndim) >= 2 else (0, 0, 0)
@@ -333,35 +317,26 @@ def matmul(a: Any, b: Any, out: Any = None) -> Any:
 
 
 def _product(xp: Any, a: Any, b: Any, out: Any) -> Any:
-    """``xp.matmul(a, b, out=out)``; a thin product in tiles of ``TILE_COLUMNS`` columns where the
-    BLAS multiplies small products directly (each tile's m·n·k at most ``SMALL_MATRIX_WORK``).
-
-    Each tile of the output is the same product of ``a`` with the same columns of ``b``; the tiles
-    go to the BLAS as one batched call, (…, T, rows, TILE_COLUMNS) views of ``b`` and ``out``, and
-    the columns left over after the last whole tile as one call more.
-    """
-    if a.ndim < 2 or b.ndim < 2 or not _tiled(xp, a.shape[-2], a.shape[-1], b.shape[-1], a.dtype, b.dtype):
+    """``xp.matmul(a, b, out=out)``; where the BLAS multiplies small products directly
+    (``blas.small_matrix_kernels``), about twice as fast (docs/performance.md, "Tiles"), a thin one
+    (rows · summed axis · ``TILE_COLUMNS`` ≤ ``SMALL_MATRIX_WORK``) as one batched call over
+    (…, T, rows, ``TILE_COLUMNS``) views of ``b`` and ``out``, plus one for the columns left over."""
+    whole = b.shape[-1] - b.shape[-1] % TILE_COLUMNS if min(a.ndim, b.ndim) >= 2 else 0
+    thin = whole >= 2 * TILE_COLUMNS and a.shape[-2] * a.shape[-1] * TILE_COLUMNS <= SMALL_MATRIX_WORK
+    floats = a.dtype == b.dtype and a.dtype.kind == "f"
+    if not (thin and floats and xp is numpy and blas.small_matrix_kernels()):
         return xp.matmul(a, b, out=out)
     if out is None:
         shape = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
         out = xp.empty(shape, dtype=a.dtype)
-    whole = b.shape[-1] - b.shape[-1] % TILE_COLUMNS
 
-    def tiles(matrix: Any) -> Any:
-        """(…, r, whole) -> (…, T, r, TILE_COLUMNS): splitting the last axis is always a view."""
+    def tiles(matrix: Any) -> Any:   # (…, r, whole) -> (…, T, r, TILE_COLUMNS): splitting an axis is a view
         return matrix[..., :whole].reshape(*matrix.shape[:-1], -1, TILE_COLUMNS).swapaxes(-3, -2)
 
     xp.matmul(a[..., None, :, :], tiles(b), out=tiles(out))
     if whole < b.shape[-1]:
         xp.matmul(a, b[..., whole:], out=out[..., whole:])
     return out
-
-
-def _tiled(xp: Any, rows: int, inner: int, columns: int, a_dtype: Any, b_dtype: Any) -> bool:
-    """Whether :func:`_product` cuts this product into tiles (see there)."""
-    return (xp is numpy and a_dtype == b_dtype and a_dtype.kind == "f"
-            and rows * inner * TILE_COLUMNS <= SMALL_MATRIX_WORK and columns >= 2 * TILE_COLUMNS
-            and blas.small_matrix_kernels())
 
 
 def _summed_in_ranges(xp: Any, a: Any, b: Any, shape: tuple, out: Any, pieces: int) -> Any:
