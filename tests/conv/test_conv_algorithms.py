@@ -338,14 +338,15 @@ def test_depthwise_in_blocks_of_channels_matches_naive_and_torch(channels_per_bl
     blocks = []
     original = depthwise._by_blocks
 
-    def counted(flat, shifts, length, product):
-        channel_bytes = len(shifts) * length * flat[0, ..., 0].size * flat.itemsize
+    def counted(flat, taps, length, product):
+        (kh, kw), _ = taps
+        channel_bytes = kh * kw * length * flat[0, ..., 0].size * flat.itemsize
         monkeypatch.setattr(depthwise, "COLUMN_BLOCK_BYTES", channels_per_block * channel_bytes)
         def each_block(channels, cols):
             blocks.append(channels)
             product(channels, cols)
 
-        original(flat, shifts, length, each_block)
+        original(flat, taps, length, each_block)
 
     monkeypatch.setattr(depthwise, "_by_blocks", counted)
     monkeypatch.setattr(depthwise, "product_threads", lambda xp: 1)   # one thread: the blocks in order

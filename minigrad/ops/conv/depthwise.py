@@ -40,7 +40,7 @@ __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
 
 # Columns made for a block of channels of about this size, then used while in cache
 # (measured in docs/performance.md, "The worst shapes").
-COLUMN_BLOCK_BYTES = 1 << 20
+COLUMN_BLOCK_BYTES = 4 << 20
 
 
 def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
@@ -56,32 +56,36 @@ def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
     return flat
 
 
-def _shifts(kernel_size: Pair, dilation: Pair, row: int) -> list[int]:
-    """The flat shift of each kernel tap (i, j), taps in (i, j) order: i·d_h·row + j·d_w."""
-    return [i * dilation[0] * row + j * dilation[1]
-            for i in range(kernel_size[0]) for j in range(kernel_size[1])]
+def _taps(kernel_size: Pair, dilation: Pair, row: int) -> tuple[Pair, Pair]:
+    """Kernel tap (i, j) lies at the flat shift i·d_h·row + j·d_w: ``((kh, kw), (d_h·row, d_w))``."""
+    return tuple(kernel_size), (dilation[0] * row, dilation[1])
 
 
-def _by_blocks(flat: Any, shifts: list[int], length: int, product: Callable[[slice, Any], None]) -> None:
-    """``product(channels, cols)`` per block of channels; cols[c, (…, t), (n, p)] = flat[c, …, n, p + s_t].
+def _by_blocks(flat: Any, taps: tuple[Pair, Pair], length: int,
+               product: Callable[[slice, Any], None]) -> None:
+    """``product(channels, cols)`` per block of channels; cols[c, (…, i, j), (n, p)] = flat[c, …, n, p + s].
 
-    ``flat`` is (C, …, N, P); a block's columns, (block, …·taps, N·length), are made in one buffer
-    that each block overwrites, one copy per tap.
+    ``flat`` is (C, …, N, P); tap (i, j) lies at s = i·step_h + j·step_w (``taps`` is ``_taps``'s).
+    A block's columns, (block, …·kh·kw, N·length), are made in one buffer that each block
+    overwrites, by one copy from a view of ``flat`` whose (i, j) axes step by the taps' shifts
+    (one call, not one per tap: two threads copying at once wait less on each other for Python's lock).
     """
     xp = get_array_module(flat)
+    (kh, kw), steps = taps
     c, middle = flat.shape[0], flat.shape[1:-1]
-    rows = math.prod(middle[:-1]) * len(shifts)                  # (…, taps)
-    channel_bytes = len(shifts) * length * flat[0, ..., 0].size * flat.itemsize
+    rows = math.prod(middle[:-1]) * kh * kw                       # (…, taps)
+    channel_bytes = kh * kw * length * flat[0, ..., 0].size * flat.itemsize
     block = max(1, COLUMN_BLOCK_BYTES // max(channel_bytes, 1))   # an empty batch: one block
 
     def channels(first: int, last: int) -> None:
-        buffer = xp.empty((min(block, last - first), *middle[:-1], len(shifts), middle[-1], length),
-                          dtype=flat.dtype)
+        shape = (min(block, last - first), *middle[:-1], kh, kw, middle[-1], length)
+        buffer = xp.empty(shape, dtype=flat.dtype)
         for start in range(first, last, block):
             stop = min(start + block, last)
-            cols = buffer[:stop - start]
-            for t, shift in enumerate(shifts):
-                cols[..., t, :, :] = flat[start:stop, ..., shift:shift + length]
+            cols, part = buffer[:stop - start], flat[start:stop]
+            tap_strides = tuple(step * flat.itemsize for step in steps)
+            cols[...] = xp.lib.stride_tricks.as_strided(
+                part, cols.shape, part.strides[:-2] + tap_strides + part.strides[-2:])
             product(slice(start, stop), cols.reshape(stop - start, rows, middle[-1] * length))
 
     # Performance: ranges of channels on minigrad's threads, each multiplying, the BLAS held to one thread.
@@ -105,7 +109,7 @@ def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, gr
     def product(channels: slice, cols: Any) -> None:
         xp.matmul(w_c[channels], cols, out=out[channels])                  # Y_c = W_c · cols_c
 
-    _by_blocks(flat, _shifts((kh, kw), dilation, row), h_out * row, product)
+    _by_blocks(flat, _taps((kh, kw), dilation, row), h_out * row, product)
     y = out.reshape(c_out, n, h_out, row)[..., :w_out]
     return y.transpose(1, 0, 2, 3), flat
 
@@ -142,7 +146,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     def product(channels: slice, cols: Any) -> None:
         xp.matmul(rotated[channels], cols, out=grad[channels])          # dx_c = rot180(W)_c · cols(δ)_c
 
-    _by_blocks(delta, _shifts((kh, kw), dilation, row), padded_h * row, product)
+    _by_blocks(delta, _taps((kh, kw), dilation, row), padded_h * row, product)
     image = grad.reshape(c, n, padded_h, row)
     return image[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width].transpose(1, 0, 2, 3)
 
@@ -162,5 +166,5 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     def product(channels: slice, cols: Any) -> None:
         xp.matmul(delta[channels], cols.transpose(0, 2, 1), out=grad_w[channels])   # dW_c = δ_c · cols_cᵀ
 
-    _by_blocks(flat, _shifts((kh, kw), dilation, row), grad_out.shape[2] * row, product)
+    _by_blocks(flat, _taps((kh, kw), dilation, row), grad_out.shape[2] * row, product)
     return grad_w.reshape(tuple(weight_shape))
