@@ -85,7 +85,7 @@ def blas_header(env: dict, native: bool) -> str:
 CHUNK_VARIABLE = "MINIGRAD_BENCHMARK_MIN_CHUNK_BYTES"
 BANDS_VARIABLE = "MINIGRAD_BENCHMARK_BANDS"
 NEVER = 1 << 62
-# --bands, how minigrad's products use the threads: the banded conv (layers whose columns pass 32 MiB, or
+# --bands, how minigrad's products use the threads: the banded conv (layers whose columns pass 16 MiB, or
 # any with --algorithm im2col_tuned) by its rule; always in whole bands
 # on the pool; never in bands, each product cut between the pool's threads; or every product on the
 # BLAS's own threads, none cut (minigrad before "one set of threads", docs/performance.md).
