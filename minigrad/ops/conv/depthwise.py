@@ -58,7 +58,7 @@ def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
 
 def _taps(kernel_size: Pair, dilation: Pair, row: int) -> tuple[Pair, Pair]:
     """Kernel tap (i, j) lies at the flat shift i·d_h·row + j·d_w: ``((kh, kw), (d_h·row, d_w))``."""
-    return tuple(kernel_size), (dilation[0] * row, dilation[1])
+    return (kernel_size[0], kernel_size[1]), (dilation[0] * row, dilation[1])
 
 
 def _by_blocks(flat: Any, taps: tuple[Pair, Pair], length: int,
