@@ -303,15 +303,20 @@ def test_a_product_cut_between_the_threads_equals_one_call(cut_products, shapes,
     assert _blas_threads() == before
 
 
+def assert_product_written_into_a_view(rng, columns):
+    """parallel.matmul(a, b, out=view): a view of `columns` columns in rows of columns + 70."""
+    a, b = rng.standard_normal((8, 6)), rng.standard_normal((6, columns))
+    target = np.full((8, columns + 70), np.nan)
+    view = target[:, 10:10 + columns]
+    assert parallel.matmul(a, b, out=view) is view
+    np.testing.assert_allclose(target[:, 10:10 + columns], a @ b, rtol=1e-12)
+    assert np.isnan(target[:, :10]).all() and np.isnan(target[:, 10 + columns:]).all()
+
+
 @pytest.mark.skipif(not blas.controllable(), reason="no BLAS whose threads threadpoolctl can set")
 def test_a_cut_product_writes_into_a_strided_out(cut_products):
     rng = np.random.default_rng(9)
-    a, b = rng.standard_normal((8, 6)), rng.standard_normal((6, 50))
-    target = np.full((8, 120), np.nan)
-    view = target[:, 10:60]                                             # rows of 120, a view of 50
-    assert parallel.matmul(a, b, out=view) is view
-    np.testing.assert_allclose(target[:, 10:60], a @ b, rtol=1e-12)
-    assert np.isnan(target[:, :10]).all() and np.isnan(target[:, 60:]).all()
+    assert_product_written_into_a_view(rng, 50)
     summed, long_a, long_b = np.zeros((3, 4)), rng.standard_normal((3, 300)), rng.standard_normal((300, 4))
     assert parallel.matmul(long_a, long_b, out=summed) is summed        # a small output: the summed axis cut
     np.testing.assert_allclose(summed, long_a @ long_b, rtol=1e-12)
@@ -359,14 +364,8 @@ def test_a_thin_product_in_tiles_equals_one_call(tile_calls, shapes, dtype, thre
 
 
 def test_a_tiled_product_writes_into_a_strided_out(tile_calls):
-    rng = np.random.default_rng(13)
-    a, b = rng.standard_normal((8, 6)), rng.standard_normal((6, 300))
-    target = np.full((8, 420), np.nan)
-    view = target[:, 10:310]                                            # rows of 420, a view of 300
-    assert parallel.matmul(a, b, out=view) is view
-    np.testing.assert_allclose(target[:, 10:310], a @ b, rtol=1e-12)
-    assert np.isnan(target[:, :10]).all() and np.isnan(target[:, 310:]).all()
-    assert any(len(shape) == 3 for shape in tile_calls)
+    assert_product_written_into_a_view(np.random.default_rng(13), 300)
+    assert any(len(shape) == 3 for shape in tile_calls)                 # in tiles
 
 
 def test_products_are_tiled_only_when_thin_wide_and_on_small_matrix_kernels(tile_calls, monkeypatch):
