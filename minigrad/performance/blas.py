@@ -41,7 +41,7 @@ _open: dict[object, int] = {}         # the one_thread blocks open now, in any t
 _lowered = False                      # the BLAS is held to one thread; _counts are the counts to give back
 _counts: list[int] = []
 _forks = 0                            # forks waiting for the blocks to end: no new block starts
-SMALL_MATRIX_CORES = frozenset({"SkylakeX", "Cooperlake", "SapphireRapids"})
+SMALL_MATRIX_CORES = frozenset({"SkylakeX", "Cooperlake", "SapphireRapids"})  # small_matrix_kernels()
 # The longest a fork waits for other threads' blocks to end. Only a block left open by a
 # KeyboardInterrupt striking inside this module's own bookkeeping would hold it that long.
 FORK_WAIT = 30.0

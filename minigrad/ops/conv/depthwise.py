@@ -76,6 +76,7 @@ def _by_blocks(flat: Any, taps: tuple[Pair, Pair], length: int,
     rows = math.prod(middle[:-1]) * kh * kw                       # (…, taps)
     channel_bytes = kh * kw * length * flat[0, ..., 0].size * flat.itemsize
     block = max(1, COLUMN_BLOCK_BYTES // max(channel_bytes, 1))   # an empty batch: one block
+    tap_strides = tuple(step * flat.itemsize for step in steps)
 
     def channels(first: int, last: int) -> None:
         shape = (min(block, last - first), *middle[:-1], kh, kw, middle[-1], length)
@@ -83,7 +84,6 @@ def _by_blocks(flat: Any, taps: tuple[Pair, Pair], length: int,
         for start in range(first, last, block):
             stop = min(start + block, last)
             cols, part = buffer[:stop - start], flat[start:stop]
-            tap_strides = tuple(step * flat.itemsize for step in steps)
             cols[...] = xp.lib.stride_tricks.as_strided(
                 part, cols.shape, part.strides[:-2] + tap_strides + part.strides[-2:])
             product(slice(start, stop), cols.reshape(stop - start, rows, middle[-1] * length))
