@@ -3,7 +3,9 @@ im2col driver agrees with the plain default, rot180's pieces do what they say, r
 really compute their own way, and the default runs the plain file's functions."""
 
 import inspect
+import math
 import sys
+import warnings
 
 import numpy
 import pytest
@@ -331,22 +333,21 @@ DEPTHWISE_BLOCKS_CASE = ConvCase("depthwise-5ch-multiplier2", 1, 5, (5, 7), 10, 
 
 @pytest.mark.parametrize("channels_per_block", [1, 2, 5])
 def test_depthwise_in_blocks_of_channels_matches_naive_and_torch(channels_per_block, monkeypatch):
-    """Columns made one channel at a time, two (the last block shorter), or all at once: the same
+    """Copies and products made one channel at a time, two (the last block shorter), or all at once: the same
     numbers as the naive definition and PyTorch, in float64 (batch 1, odd sizes, padding, dilation)."""
     case = DEPTHWISE_BLOCKS_CASE
     assert _routed(case) is DEPTHWISE
     blocks = []
     original = depthwise._by_blocks
 
-    def counted(flat, taps, length, product):
-        (kh, kw), _ = taps
-        channel_bytes = kh * kw * length * flat[0, ..., 0].size * flat.itemsize
+    def counted(c, shapes, dtype, xp, work):
+        channel_bytes = sum(math.prod(shape) for shape in shapes) * xp.dtype(dtype).itemsize
         monkeypatch.setattr(depthwise, "COLUMN_BLOCK_BYTES", channels_per_block * channel_bytes)
-        def each_block(channels, cols):
+        def each_block(channels, *buffers):
             blocks.append(channels)
-            product(channels, cols)
+            work(channels, *buffers)
 
-        original(flat, taps, length, each_block)
+        original(c, shapes, dtype, xp, each_block)
 
     monkeypatch.setattr(depthwise, "_by_blocks", counted)
     monkeypatch.setattr(depthwise, "product_threads", lambda xp: 1)   # one thread: the blocks in order
@@ -361,6 +362,29 @@ def test_depthwise_in_blocks_of_channels_matches_naive_and_torch(channels_per_bl
         assert ours[key].dtype == numpy.float64, key
         numpy.testing.assert_allclose(ours[key], naive[key], rtol=1e-10, atol=1e-10, err_msg=key)
         numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
+
+
+@pytest.mark.parametrize("padding", [(1, 1), (0, 2)])
+def test_depthwise_gradients_with_inf_and_nan_are_pytorchs(padding):
+    """The depthwise products also multiply δ's zeros around the rows with x (grad_weight) and the
+    frame's zeros with W (grad_input): with inf or NaN there, the plain file's exact sums answer,
+    as PyTorch's do (inf stays inf, no NaN from 0 · inf), and NumPy warns of nothing."""
+    require_torch()
+    case = ConvCase("depthwise-inf", 2, 3, (5, 6), 6, (3, 3), (1, 1), padding, (1, 1), 3)
+    assert _routed(case) is DEPTHWISE
+    x, weight, _ = case.arrays(seed=28)
+    x[0, 0, 2, 0], x[1, 2, 4, 5], x[1, 1, 0, 3] = numpy.inf, -numpy.inf, numpy.nan
+    weight[4, 0, 1, 1] = numpy.inf
+    grad_out = output_grad(case, seed=29)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = _run(DEPTHWISE, case, x, weight, grad_out)
+    expected = torch_conv(case, x, weight, None, grad_out)
+    for key in ("out", "x", "weight"):
+        assert numpy.isinf(expected[key]).any(), key        # the case reaches what it is for
+        numpy.testing.assert_allclose(ours[key], expected[key], rtol=1e-10, atol=1e-10, err_msg=key)
+    finite_weight = numpy.where(numpy.isfinite(weight), weight, 1.0)
+    assert numpy.isfinite(depthwise.grad_input(grad_out, finite_weight, x.shape, *case.settings)).all()
 
 
 def test_depthwise_takes_an_empty_batch():
