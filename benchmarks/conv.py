@@ -7,6 +7,9 @@
     python benchmarks/conv.py --parts              # also time the im2col path's pieces one by one
     python benchmarks/conv.py --tree ../base --load nice   # also another checkout's minigrad, beside a
                                                    # low-priority busy process (--load none|busy|nice)
+    GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=2147483647 \
+        python benchmarks/conv.py                  # both libraries keep freed memory: no page faults
+                                                   # in either's times (docs/performance.md, "Fourth session")
 
 Each library runs in its own worker process (two BLAS thread pools in one process
 slow each other down); the workers take turns, shape by shape, round after round (each
