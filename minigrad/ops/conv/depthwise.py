@@ -7,8 +7,9 @@ tap (i, j) reads the input a flat shift away: s_i = i·d_h·row (whole rows) plu
     y_c[p] = Σ_i Σ_j W_c[i, j] · x_c[p + s_i + t_j]
 
 im2col would copy each image kh·kw times, one shifted copy per tap, for products only kh·kw
-deep, which run at memory speed. Here only the kw column shifts are copied; the row shifts are
-read in place, by views whose row i starts s_i later:
+deep, which run at memory speed; so the default ``'im2col'`` hands such calls here
+(``algorithms.is_depthwise`` decides, once per call). Here only the kw column shifts are copied;
+the row shifts are read in place, by views whose row i starts s_i later:
 
     cols_c[j, q] = x_c[q + t_j]                        kw shifted copies of each image
     forward:      Z_c = W_c · cols_c                   (m·kh × kw) · (kw × q)
@@ -78,8 +79,8 @@ def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
 
 
 def _framed_delta(grad_out: Any, c: int, flat: _Flat, kernel_size: Pair) -> tuple[Any, int]:
-    """δ (N, C·m, H_out, W_out) as (C, N, m, ·): rows ``row`` long, zeros around, after ``frame``
-    zeros (the largest shift, s_(kh−1) + t_(kw−1)) and before s_(kh−1) more; returns ``(δ, frame)``."""
+    """δ (N, C·m, H_out, W_out) as (C, N, m, ·): rows ``row`` long (zeros past W_out), preceded by
+    ``frame`` zeros (the largest shift, s_(kh−1) + t_(kw−1)), followed by s_(kh−1); ``(δ, frame)``."""
     xp = get_array_module(grad_out)
     n, c_out, h_out, w_out = grad_out.shape
     last_row = flat.down * (kernel_size[0] - 1)
