@@ -78,9 +78,9 @@ def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
     return flat
 
 
-def _framed_delta(grad_out: Any, c: int, flat: _Flat, kernel_size: Pair) -> tuple[Any, int]:
+def _framed_delta(grad_out: Any, c: int, flat: _Flat, kernel_size: Pair) -> Any:
     """δ (N, C·m, H_out, W_out) as (C, N, m, ·): rows ``row`` long (zeros past W_out), preceded by
-    ``frame`` zeros (the largest shift, s_(kh−1) + t_(kw−1)), followed by s_(kh−1); ``(δ, frame)``."""
+    ``frame`` zeros (the largest shift, s_(kh−1) + t_(kw−1)), followed by s_(kh−1) more."""
     xp = get_array_module(grad_out)
     n, c_out, h_out, w_out = grad_out.shape
     last_row = flat.down * (kernel_size[0] - 1)
@@ -88,7 +88,7 @@ def _framed_delta(grad_out: Any, c: int, flat: _Flat, kernel_size: Pair) -> tupl
     framed = xp.zeros((c, n, c_out // c, frame + h_out * flat.row + last_row), dtype=grad_out.dtype)
     rows = framed[..., frame:frame + h_out * flat.row].reshape(c, n, c_out // c, h_out, flat.row)
     copy_into(rows[..., :w_out], grad_out.reshape(n, c, c_out // c, h_out, w_out).transpose(1, 0, 2, 3, 4))
-    return framed, frame
+    return framed
 
 
 def _shifted(source: Any, count: int, step: int, out: Any) -> Any:
@@ -173,7 +173,7 @@ def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, pad
     f = _flat(input_shape, (kh, kw), padding, dilation)
     length = (height + 2 * padding[0]) * f.row                # every padded position, cropped below
     wide = length + f.down * (kh - 1)
-    delta, _ = _framed_delta(grad_out, c, f, (kh, kw))
+    delta = _framed_delta(grad_out, c, f, (kh, kw))
     # rot180(W)_c as a (kh × m·kw) matrix, its columns in cols(δ)'s order (k, j); a copy, as the
     # flipped view's negative strides would keep the BLAS out of the product.
     rotated = weight.reshape(c, m, kh, kw)[:, :, ::-1, ::-1].transpose(0, 2, 1, 3)
@@ -200,9 +200,10 @@ def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, paddin
     f = _flat(x.shape, (kh, kw), padding, dilation)
     wide = f.h_out * f.row + f.down * (kh - 1)                # q, as in the forward's columns
     flat = _flat_images(x, padding, extra=f.right * (kw - 1)) if saved is None else saved
-    delta, frame = _framed_delta(grad_out, c, f, (kh, kw))
-    # Δ's rows are copied last row first (positive steps): row kh−1−i holds δ_c[q − s_i].
-    first = frame - f.down * (kh - 1)
+    delta = _framed_delta(grad_out, c, f, (kh, kw))
+    # Δ's rows are copied last row first (positive steps): row kh−1−i holds δ_c[q − s_i], read
+    # from the frame's start less the largest row shift.
+    first = f.right * (kw - 1)
     grad_w = xp.empty((c, m, kh, kw), dtype=grad_out.dtype)
 
     def block(channels: slice, cols: Any, shifted: Any) -> None:
