@@ -1,8 +1,10 @@
 """Depthwise convolution (one input channel per group, stride 1): kw shifted copies, small products.
 
-Each group sees one input channel c and makes m = C_out / C_in output channels (usually 1). The
-images are held flat, zero padded, their rows (``row`` = W_pad long) one after another, so kernel
-tap (i, j) reads the input a flat shift away: s_i = i·d_h·row (whole rows) plus t_j = j·d_w:
+Each group sees one input channel c and makes m = C_out / C_in output channels (usually 1). Each
+image is held flat, its rows one after another, ``row`` = R numbers each (R = max(W_in, W_out):
+the image's own rows when the padding keeps the width, as 'same' does). Output position
+p = h·R + w then reads kernel tap (i, j) a flat shift away: s_i = i·d_h·R (whole rows) plus
+t_j = j·d_w − p_w (a few columns), from the image with p_h zero rows above and below:
 
     y_c[p] = Σ_i Σ_j W_c[i, j] · x_c[p + s_i + t_j]
 
@@ -14,15 +16,17 @@ the row shifts are read in place, by views whose row i starts s_i later:
     cols_c[j, q] = x_c[q + t_j]                        kw shifted copies of each image
     forward:      Z_c = W_c · cols_c                   (m·kh × kw) · (kw × q)
                   y_c[p] = Σ_i Z_c[i, p + s_i]
-    grad_input:   the forward over δ framed by the largest shift, with W_c rotated by 180°
-                  (the adjoint of a shift is the opposite shift)
+    grad_input:   the forward's formula over δ with W_c rotated by 180° (the adjoint of a shift
+                  is the opposite shift), δ padded by the kernel's reach d·(k − 1) − p
     grad_weight:  dW_c[i, j] = Σ_q Δ_c[i, q] · cols_c[j, q],   Δ_c[i, q] = δ_c[q − s_i]
                   dW_c = Σ over images of Δ_c · cols_cᵀ   (m·kh × q) · (q × kw), Δ: kh shifted copies of δ
 
-Every flat position p < H_out·row is computed; the row − W_out positions per row that run off
-the edge come along and are cropped (their δ is 0). The gradients' products also meet zeros of
-the frame and of those positions: 0 · x there is 0 unless x (or W, for grad_input) holds inf or
-NaN, and then the plain file's ``algo_im2col``, which sums over real positions only, gives the answer.
+A column shift t_j reads, at a row's first or last columns, the row before or after: those
+entries of cols are padding, and are set to 0 (``_columns``). When R > W_out the positions past
+W_out in each row come along and are cropped (their δ is 0). The gradients' products also meet
+zeros of the padding and of those positions: 0 · x there is 0 unless x (or W, for grad_input)
+holds inf or NaN, and then the plain file's ``algo_im2col``, which sums over real positions
+only, gives the answer.
 
 Performance: the copies and products are made for a block of channels at a time (about
 ``COLUMN_BLOCK_BYTES``), one small product per image, while they are in cache; blocks of channels
@@ -49,53 +53,61 @@ COLUMN_BLOCK_BYTES = 4 << 20
 
 
 class _Flat(NamedTuple):
-    """Where the taps of a flat padded image lie: tap (i, j) is i·down + j·right further on."""
+    """Images (H_in, W_in) held flat in rows of R numbers, seen through a kernel with its padding."""
 
-    row: int     # W_pad, one padded image row
-    down: int    # d_h·row
-    right: int   # d_w
+    row: int          # R = max(W_in, W_out)
+    down: int         # d_h·R: one kernel row further down
+    shifts: tuple     # t_j = j·d_w − p_w: kernel column j's offset within a row
+    top: int          # p_h: zero rows above the image (and as many below)
+    rows: int         # H_in + 2·p_h = H_out + d_h·(kh − 1): the rows the columns run over
+    width: int        # W_in
     h_out: int
     w_out: int
 
 
-def _flat(input_shape: tuple, kernel_size: Pair, padding: Pair, dilation: Pair) -> _Flat:
-    """The flat layout of ``input_shape``'s padded images, and the output's size (stride 1)."""
-    row = input_shape[3] + 2 * padding[1]
-    h_out = input_shape[2] + 2 * padding[0] - dilation[0] * (kernel_size[0] - 1)
-    return _Flat(row, dilation[0] * row, dilation[1], h_out, row - dilation[1] * (kernel_size[1] - 1))
+def _flat(size: tuple, kernel_size: Pair, padding: Pair, dilation: Pair) -> _Flat:
+    """The flat layout of images of ``size`` (H_in, W_in), and the output's size (stride 1)."""
+    (height, width), (kh, kw) = size, kernel_size
+    h_out = height + 2 * padding[0] - dilation[0] * (kh - 1)
+    w_out = width + 2 * padding[1] - dilation[1] * (kw - 1)
+    row = max(width, w_out)
+    shifts = tuple(j * dilation[1] - padding[1] for j in range(kw))
+    return _Flat(row, dilation[0] * row, shifts, padding[0], height + 2 * padding[0], width, h_out, w_out)
 
 
-def _flat_images(x: Any, padding: Pair, extra: int) -> Any:
-    """x (N, C, H, W) zero padded, channel-major, each image flattened: (C, N, H_pad·W_pad + extra)."""
-    xp = get_array_module(x)
-    n, c, height, width = x.shape
-    ph, pw = padding
-    padded_h, padded_w = height + 2 * ph, width + 2 * pw
-    flat = xp.zeros((c, n, padded_h * padded_w + extra), dtype=x.dtype)
-    # Splitting the contiguous last axis is always a view (NumPy and CuPy), so the write goes through.
-    image = flat[..., :padded_h * padded_w].reshape(c, n, padded_h, padded_w)
-    copy_into(image[..., ph:ph + height, pw:pw + width], x.transpose(1, 0, 2, 3))
-    return flat
+def _in_rows(images: Any, row: int) -> Any:
+    """``images`` (..., H, W) flat, (..., H·row): each row followed by row − W zeros (a view when row = W)."""
+    xp = get_array_module(images)
+    height, width = images.shape[-2:]
+    if width == row:
+        return images.reshape(images.shape[:-2] + (height * row,))
+    flat = xp.zeros(images.shape[:-2] + (height, row), dtype=images.dtype)
+    copy_into(flat[..., :width], images)
+    return flat.reshape(images.shape[:-2] + (height * row,))
 
 
-def _framed_delta(grad_out: Any, c: int, flat: _Flat, kernel_size: Pair) -> Any:
-    """δ (N, C·m, H_out, W_out) as (C, N, m, ·): rows ``row`` long (zeros past W_out), preceded by
-    ``frame`` zeros (the largest shift, s_(kh−1) + t_(kw−1)), followed by s_(kh−1) more."""
-    xp = get_array_module(grad_out)
-    n, c_out, h_out, w_out = grad_out.shape
-    last_row = flat.down * (kernel_size[0] - 1)
-    frame = last_row + flat.right * (kernel_size[1] - 1)
-    framed = xp.zeros((c, n, c_out // c, frame + h_out * flat.row + last_row), dtype=grad_out.dtype)
-    rows = framed[..., frame:frame + h_out * flat.row].reshape(c, n, c_out // c, h_out, flat.row)
-    copy_into(rows[..., :w_out], grad_out.reshape(n, c, c_out // c, h_out, w_out).transpose(1, 0, 2, 3, 4))
-    return framed
+def _shifted_copies(image: Any, offsets: list[int], out: Any) -> Any:
+    """out[..., k, q] = image[..., q − offsets[k]], and 0 where that is outside the image."""
+    length, wide = image.shape[-1], out.shape[-1]
+    for k, offset in enumerate(offsets):
+        start, stop = min(max(offset, 0), wide), max(min(offset + length, wide), 0)
+        out[..., k, :start] = 0
+        out[..., k, start:stop] = image[..., start - offset:stop - offset]
+        out[..., k, max(start, stop):] = 0
+    return out
 
 
-def _shifted(source: Any, count: int, step: int, out: Any) -> Any:
-    """out[..., k, q] = source[..., q + k·step] for k < ``count``: shifted copies, in one copy."""
-    xp = get_array_module(source)
-    out[...] = xp.lib.stride_tricks.as_strided(
-        source, out.shape, source.strides[:-1] + (step * source.itemsize, source.itemsize))
+def _columns(image: Any, f: _Flat, out: Any) -> Any:
+    """cols[..., j, q] = x_pad[q + t_j], x_pad the flat image with its p_h zero rows above and below.
+
+    Where tap j reads across a row's end (column (q mod R) + t_j outside 0 .. W_in − 1) the entry
+    is padding, so 0: in rows of W_in numbers the read would land in the next or previous row.
+    """
+    _shifted_copies(image, [f.top * f.row - shift for shift in f.shifts], out)
+    rows = out.reshape(out.shape[:-1] + (f.rows, f.row))
+    for j, shift in enumerate(f.shifts):
+        rows[..., j, :, :min(max(-shift, 0), f.w_out)] = 0              # left of column 0
+        rows[..., j, :, max(f.width - shift, 0):f.w_out] = 0             # right of column W_in − 1
     return out
 
 
@@ -133,86 +145,92 @@ def _by_blocks(c: int, shapes: list[tuple], dtype: Any, xp: Any, work: Callable[
 
 
 def forward(x: Any, weight: Any, stride: Pair, padding: Pair, dilation: Pair, groups: int) -> tuple:
-    """Z_c = W_c · cols_c, y_c[p] = Σ_i Z_c[i, p + s_i]; returns ``(y, flat x)`` (``grad_weight`` uses it)."""
+    """Z_c = W_c · cols_c, y_c[p] = Σ_i Z_c[i, p + s_i]; returns ``(y, x in rows)`` (for ``grad_weight``)."""
     xp = get_array_module(x)
     n, c = x.shape[:2]
     c_out, _, kh, kw = weight.shape
     m = c_out // c
-    f = _flat(x.shape, (kh, kw), padding, dilation)
-    length = f.h_out * f.row
-    wide = length + f.down * (kh - 1)                       # Z's row i is read up to s_i further on
-    flat = _flat_images(x, padding, extra=f.right * (kw - 1))
+    f = _flat(x.shape[2:], (kh, kw), padding, dilation)
+    wide = f.rows * f.row                                    # Z's row i is read up to s_i further on
+    image = _in_rows(x.transpose(1, 0, 2, 3), f.row)         # (C, N, H_in·R)
     w_c = weight.reshape(c, 1, m * kh, kw)
-    out = xp.empty((c, m, n, length), dtype=x.dtype)
+    out = xp.empty((c, m, n, f.h_out * f.row), dtype=x.dtype)
 
     def block(channels: slice, cols: Any, z: Any) -> None:
-        _shifted(flat[channels], kw, f.right, out=cols)                      # cols_c[j, q] = x_c[q + t_j]
+        _columns(image[channels], f, out=cols)                               # cols_c[j, q] = x_c[q + t_j]
         xp.matmul(w_c[channels], cols, out=z)                                # Z_c = W_c · cols_c
         y_c = out[channels].transpose(0, 2, 1, 3)
         _sum_shifted_rows(z, kh, f.down, out=y_c)                            # y_c[p] = Σ_i Z_c[i, p + s_i]
 
     _by_blocks(c, [(n, kw, wide), (n, m * kh, wide)], x.dtype, xp, block)
-    y = out.reshape(c_out, n, f.h_out, f.row)[..., :f.w_out]
-    return y.transpose(1, 0, 2, 3), flat
+    y = out.reshape(c_out, n, f.h_out, f.row)[..., :f.w_out]     # whole rows when R = W_out ('same')
+    return y.transpose(1, 0, 2, 3), image
 
 
 def prepare_grad_output(grad_out: Any, weight_shape: tuple, stride: Pair, groups: int) -> Any:
-    """δ as it is: both gradients below frame it in rows of their own."""
+    """δ as it is: both gradients below lay it out in rows of their own."""
     return grad_out
+
+
+def _by_channel(grad_out: Any, c: int) -> Any:
+    """δ (N, C·m, H_out, W_out) as a (C, N, m, H_out, W_out) view."""
+    n, c_out, h_out, w_out = grad_out.shape
+    return grad_out.reshape(n, c, c_out // c, h_out, w_out).transpose(1, 0, 2, 3, 4)
 
 
 def grad_input(grad_out: Any, weight: Any, input_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,
                groups: int) -> Any:
-    """dx_c: the forward over δ framed by the largest shift, with W_c rotated by 180°."""
+    """dx_c: the forward's formula over δ with W_c rotated by 180°, δ padded by the kernel's reach
+    that the forward's padding did not cover, d·(k − 1) − p (a negative one: cropped from dx)."""
     xp = get_array_module(grad_out)
     n, c, height, width = input_shape
     c_out, _, kh, kw = weight.shape
     m = c_out // c
     if not bool(xp.isfinite(weight).all()):       # perhaps inf · 0: see the module's docstring
         return algo_im2col.grad_input(grad_out, weight, input_shape, stride, padding, dilation, groups)
-    f = _flat(input_shape, (kh, kw), padding, dilation)
-    length = (height + 2 * padding[0]) * f.row                # every padded position, cropped below
-    wide = length + f.down * (kh - 1)
-    delta = _framed_delta(grad_out, c, f, (kh, kw))
+    reach = [dilation[a] * (weight.shape[2 + a] - 1) - padding[a] for a in (0, 1)]
+    pad = (max(reach[0], 0), max(reach[1], 0))
+    g = _flat(grad_out.shape[2:], (kh, kw), pad, dilation)    # its output: dx, framed by max(−reach, 0)
+    wide = g.rows * g.row
+    delta = _in_rows(_by_channel(grad_out, c), g.row)         # (C, N, m, H_out·R)
     # rot180(W)_c as a (kh × m·kw) matrix, its columns in cols(δ)'s order (k, j); a copy, as the
     # flipped view's negative strides would keep the BLAS out of the product.
     rotated = weight.reshape(c, m, kh, kw)[:, :, ::-1, ::-1].transpose(0, 2, 1, 3)
     rotated = xp.ascontiguousarray(rotated).reshape(c, 1, kh, m * kw)
-    grad = xp.empty((c, n, 1, length), dtype=grad_out.dtype)
+    grad = xp.empty((c, n, 1, g.h_out * g.row), dtype=grad_out.dtype)
 
     def block(channels: slice, cols: Any, z: Any) -> None:
-        _shifted(delta[channels], kw, f.right, out=cols)                     # cols(δ)[k, j, q] = δ_k[q + t_j]
+        _columns(delta[channels], g, out=cols)                               # cols(δ)[k, j, q] = δ_k[q + t_j]
         xp.matmul(rotated[channels], cols.reshape(z.shape[:2] + (m * kw, wide)), out=z)   # Z_c
-        _sum_shifted_rows(z, kh, f.down, out=grad[channels])                 # dx_c[p] = Σ_i Z_c[i, p + s_i]
+        _sum_shifted_rows(z, kh, g.down, out=grad[channels])                 # dx_c[p] = Σ_i Z_c[i, p + s_i]
 
     _by_blocks(c, [(n, m, kw, wide), (n, kh, wide)], grad_out.dtype, xp, block)
-    image = grad.reshape(c, n, height + 2 * padding[0], f.row)
-    return image[..., padding[0]:padding[0] + height, padding[1]:padding[1] + width].transpose(1, 0, 2, 3)
+    top, left = pad[0] - reach[0], pad[1] - reach[1]
+    image = grad.reshape(c, n, g.h_out, g.row)[..., top:top + height, left:left + width]
+    return image.transpose(1, 0, 2, 3)
 
 
 def grad_weight(x: Any, grad_out: Any, weight_shape: tuple, stride: Pair, padding: Pair, dilation: Pair,
                 groups: int, saved: Any = None) -> Any:
-    """dW_c = Σ over images of Δ_c · cols_cᵀ, Δ_c[i, q] = δ_c[q − s_i]; ``saved`` is the forward's flat x."""
+    """dW_c = Σ over images of Δ_c · cols_cᵀ, Δ_c[i, q] = δ_c[q − s_i]; ``saved``: the forward's x in rows."""
     xp = get_array_module(grad_out)
     n, c = x.shape[:2]
     c_out, _, kh, kw = weight_shape
     m = c_out // c
-    f = _flat(x.shape, (kh, kw), padding, dilation)
-    wide = f.h_out * f.row + f.down * (kh - 1)                # q, as in the forward's columns
-    flat = _flat_images(x, padding, extra=f.right * (kw - 1)) if saved is None else saved
-    delta = _framed_delta(grad_out, c, f, (kh, kw))
-    # Δ's rows are copied last row first (positive steps): row kh−1−i holds δ_c[q − s_i], read
-    # from the frame's start less the largest row shift.
-    first = f.right * (kw - 1)
+    f = _flat(x.shape[2:], (kh, kw), padding, dilation)
+    wide = f.rows * f.row                                     # q, as in the forward's columns
+    image = _in_rows(x.transpose(1, 0, 2, 3), f.row) if saved is None else saved
+    delta = _in_rows(_by_channel(grad_out, c), f.row)         # δ in the columns' rows (zeros past W_out)
     grad_w = xp.empty((c, m, kh, kw), dtype=grad_out.dtype)
+    row_shifts = [i * f.down for i in range(kh)]              # s_i
 
     def block(channels: slice, cols: Any, shifted: Any) -> None:
-        _shifted(flat[channels], kw, f.right, out=cols)                     # cols_c[j, q] = x_c[q + t_j]
-        _shifted(delta[channels, ..., first:], kh, f.down, out=shifted)     # Δ_c, rows last first
+        _columns(image[channels], f, out=cols)                               # cols_c[j, q] = x_c[q + t_j]
+        _shifted_copies(delta[channels], row_shifts, out=shifted)            # Δ_c[i, q] = δ_c[q − s_i]
         products = xp.matmul(shifted.reshape(cols.shape[:2] + (m * kh, wide)), cols.transpose(0, 1, 3, 2))
         xp.sum(products, axis=1, out=grad_w[channels].reshape(-1, m * kh, kw))   # dW_c = Σ_n Δ_c · cols_cᵀ
 
     _by_blocks(c, [(n, kw, wide), (n, m, kh, wide)], grad_out.dtype, xp, block)
     if not bool(xp.isfinite(grad_w).all()):       # perhaps 0 · inf: see the module's docstring
         return algo_im2col.grad_weight(x, grad_out, weight_shape, stride, padding, dilation, groups)
-    return xp.ascontiguousarray(grad_w[:, :, ::-1]).reshape(tuple(weight_shape))
+    return grad_w.reshape(tuple(weight_shape))
