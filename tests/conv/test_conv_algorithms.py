@@ -399,6 +399,40 @@ def test_depthwise_takes_an_empty_batch():
     numpy.testing.assert_array_equal(plain["weight"], ours["weight"])
 
 
+def _depthwise_geometry(seed):
+    """A seeded random depthwise case: multipliers 1–3, kernels 1–4, dilations 1–3, paddings 0–4 (also
+    wider than the kernel reaches, and unequal), widths that the padding keeps, narrows or widens."""
+    rng = numpy.random.default_rng(seed)
+    channels, multiplier = int(rng.integers(2, 5)), int(rng.integers(1, 4))
+    pairs = rng.integers([1, 1, 1], [5, 4, 5], size=(2, 3)).T          # rows: kernel, dilation, padding
+    kernel, dilation, padding = ((int(a), int(b)) for a, b in pairs)
+    size = tuple(max(1, dilation[a] * (kernel[a] - 1) + 1 - 2 * padding[a]) + int(rng.integers(0, 6))
+                 for a in (0, 1))
+    return ConvCase(f"depthwise-random{seed}", int(rng.integers(1, 3)), channels, size, channels * multiplier,
+                    kernel, (1, 1), padding, dilation, channels)
+
+
+DEPTHWISE_RANDOM_CASES = [_depthwise_geometry(seed) for seed in range(120)]
+# The grid reaches every kind of row: the image's own width, narrower rows (cropped), wider (zeros after).
+assert {numpy.sign(c.dilation[1] * (c.kernel[1] - 1) - 2 * c.padding[1]) for c in DEPTHWISE_RANDOM_CASES} \
+    == {-1, 0, 1}
+
+
+@pytest.mark.parametrize("case", DEPTHWISE_RANDOM_CASES, ids=[c.name for c in DEPTHWISE_RANDOM_CASES])
+def test_depthwise_matches_the_plain_file_over_random_geometry(case):
+    """depthwise.py's rows (R = max(W_in, W_out)), zeroed wrapped reads and cropped rows give the plain
+    file's numbers, float64, for the forward and both gradients, with or without the forward's saved x."""
+    assert _routed(case) is DEPTHWISE
+    x, weight, _ = case.arrays(seed=30)
+    grad_out = output_grad(case, seed=31)
+    ours, plain = _run(DEPTHWISE, case, x, weight, grad_out), _run(algo_im2col, case, x, weight, grad_out)
+    ours["weight, made again"] = depthwise.grad_weight(x, grad_out, weight.shape, *case.settings)
+    plain["weight, made again"] = plain["weight"]
+    for key in ours:
+        assert ours[key].shape == plain[key].shape, key
+        numpy.testing.assert_allclose(ours[key], plain[key], rtol=1e-10, atol=1e-10, err_msg=key)
+
+
 def test_the_plain_im2col_file_is_one_screen():
     """The default stays at Chainer's proportions (its formulas, no tuning)."""
     source = open(algo_im2col.__file__, encoding="utf-8").read()
