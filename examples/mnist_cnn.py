@@ -55,7 +55,7 @@ STALE_TEMPORARY = re.compile(rf"\.{re.escape(CHECKPOINT)}\.[0-9a-f]{{12}}\.tmp|{
 # What to expect against PyTorch, as measured (docs/performance.md, "Where the training step stands"):
 # this model's training step, batch 64, minigrad's time over PyTorch's, both in one interleaved run.
 # Images/s depend on the machine; this ratio much less.
-PYTORCH_RATIO = ("a step takes 0.85x PyTorch's time on 1 thread, 1.01x on 2 "
+PYTORCH_RATIO = ("a step takes 0.89x PyTorch's time on 1 thread, 1.00x on 2 "
                  "(quiet 2-core AMD EPYC, OpenBLAS 0.3.31; docs/performance.md)")
 
 
