@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 from minigrad.backend import get_array_module
 from minigrad.ops._util import ieee_results
 from minigrad.ops.conv import algo_im2col
-from minigrad.ops.conv.geometry import Pair
+from minigrad.ops.conv.geometry import Pair, output_shape
 from minigrad.performance.parallel import copy_into, parallel_products, product_threads
 
 __all__ = ["forward", "prepare_grad_output", "grad_input", "grad_weight"]
@@ -67,11 +67,10 @@ class _Flat(NamedTuple):
 
 def _flat(size: tuple, kernel_size: Pair, padding: Pair, dilation: Pair) -> _Flat:
     """The flat layout of images of ``size`` (H_in, W_in), and the output's size (stride 1)."""
-    (height, width), (kh, kw) = size, kernel_size
-    h_out = height + 2 * padding[0] - dilation[0] * (kh - 1)
-    w_out = width + 2 * padding[1] - dilation[1] * (kw - 1)
+    height, width = size
+    h_out, w_out = output_shape(size, kernel_size, (1, 1), padding, dilation)
     row = max(width, w_out)
-    shifts = tuple(j * dilation[1] - padding[1] for j in range(kw))
+    shifts = tuple(j * dilation[1] - padding[1] for j in range(kernel_size[1]))
     return _Flat(row, dilation[0] * row, shifts, padding[0], height + 2 * padding[0], width, h_out, w_out)
 
 
